@@ -1,0 +1,44 @@
+# The two commands that matter: `make demo` and `make test`. Both set everything up first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+STAMP := $(VENV)/.installed
+
+.PHONY: setup demo test lint worker clean-data
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+# Writes an encryption key for API credentials into .env the first time, so the demo never
+# runs on a key that lives in the repository.
+.env:
+	@echo "API_KEY_ENCRYPTION_KEYS=$$($(BIN)/python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())')" > .env
+	@echo "Wrote a new API_KEY_ENCRYPTION_KEYS to .env"
+
+demo: setup .env
+	@grep -q '^API_KEY_ENCRYPTION_KEYS=.\+' .env || echo "API_KEY_ENCRYPTION_KEYS=$$($(BIN)/python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())')" >> .env
+	DEBUG=1 $(BIN)/python manage.py migrate --no-input
+	DEBUG=1 $(BIN)/python manage.py demo_setup --port $(PORT)
+	@echo "Starting the portal on http://127.0.0.1:$(PORT)/ and a Celery worker; Ctrl-C stops both."
+	@trap 'kill 0' INT TERM EXIT; \
+	DEBUG=1 $(BIN)/celery -A portal worker --beat --loglevel INFO --concurrency 2 & \
+	DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:$(PORT) --noreload; \
+	wait
+
+test: setup
+	$(BIN)/python -m pytest
+
+lint: setup
+	$(BIN)/ruff check .
+
+worker: setup
+	$(BIN)/celery -A portal worker --beat --loglevel INFO
+
+clean-data:
+	rm -rf data/portal.sqlite3* data/broker data/cache data/celerybeat-schedule*

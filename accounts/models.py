@@ -1,0 +1,282 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, BaseUserManager, PermissionsMixin
+from django.core.validators import MinValueValidator, RegexValidator
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from accounts import credentials
+from portal.models import Mirrored
+from portal.tenancy import TenantOwned
+
+
+class UserManager(BaseUserManager):
+    use_in_migrations = True
+
+    def _create(self, email: str, password: str | None, **extra) -> User:
+        if not email:
+            raise ValueError("Users need an email address.")
+        user = self.model(email=self.normalize_email(email).lower(), **extra)
+        user.set_password(password)
+        user.save(using=self._db)
+        return user
+
+    def create_user(self, email: str, password: str | None = None, **extra) -> User:
+        extra.setdefault("is_staff", False)
+        extra.setdefault("is_superuser", False)
+        return self._create(email, password, **extra)
+
+    def create_superuser(self, email: str, password: str | None = None, **extra) -> User:
+        extra.update(is_staff=True, is_superuser=True)
+        return self._create(email, password, **extra)
+
+
+class User(AbstractBaseUser, PermissionsMixin):
+    """A person who signs in with an email address."""
+
+    email = models.EmailField(unique=True)
+    full_name = models.CharField(max_length=200, blank=True)
+    is_active = models.BooleanField(default=True)
+    is_staff = models.BooleanField(default=False, help_text="Can sign in to Django admin.")
+    date_joined = models.DateTimeField(default=timezone.now)
+
+    objects = UserManager()
+
+    USERNAME_FIELD = "email"
+    EMAIL_FIELD = "email"
+    REQUIRED_FIELDS: list[str] = []
+
+    class Meta:
+        ordering = ["email"]
+
+    def __str__(self) -> str:
+        return self.email
+
+    def get_full_name(self) -> str:
+        return self.full_name or self.email
+
+    def get_short_name(self) -> str:
+        return self.full_name.split(" ")[0] if self.full_name else self.email
+
+
+class Reseller(models.Model):
+    """The tenant: an agency with its own provider account and key."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "Active"
+        KEY_REJECTED = "key_rejected", "Key rejected by the provider"
+        SUSPENDED = "suspended", "Suspended"
+
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(
+        max_length=60,
+        unique=True,
+        validators=[RegexValidator(r"^[a-z0-9][a-z0-9-]*$", "Use lower-case letters, digits, -.")],
+    )
+    account_number = models.BigIntegerField(
+        validators=[MinValueValidator(1)],
+        help_text="The provider's business number of this reseller's own account.",
+    )
+    provider_base_url = models.URLField(max_length=500)
+    api_key_encrypted = models.TextField(blank=True, editable=False)
+    api_key_fingerprint = models.CharField(max_length=32, blank=True, editable=False)
+    api_key_last4 = models.CharField(max_length=4, blank=True, editable=False)
+    api_key_updated_at = models.DateTimeField(null=True, blank=True, editable=False)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.ACTIVE)
+    rate_limit_count = models.PositiveIntegerField(
+        default=100, validators=[MinValueValidator(1)],
+        help_text="Provider requests allowed per window, shared by every worker.",
+    )
+    rate_limit_seconds = models.PositiveIntegerField(default=1, validators=[MinValueValidator(1)])
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"<Reseller {self.slug}>"
+
+    @property
+    def has_api_key(self) -> bool:
+        return bool(self.api_key_encrypted)
+
+    @property
+    def api_key_masked(self) -> str:
+        return credentials.mask(self.api_key_last4)
+
+    def set_api_key(self, plaintext: str) -> None:
+        """Encrypt and remember a new key; only its fingerprint and last 4 stay readable."""
+        plaintext = plaintext.strip()
+        if not plaintext:
+            raise ValueError("The API key cannot be empty.")
+        self.api_key_encrypted = credentials.encrypt(plaintext)
+        self.api_key_fingerprint = credentials.fingerprint(plaintext)
+        self.api_key_last4 = plaintext[-4:]
+        self.api_key_updated_at = timezone.now()
+
+    def api_key(self) -> credentials.Secret:
+        """The decrypted key, for building a provider client at the moment of use."""
+        if not self.api_key_encrypted:
+            raise credentials.CredentialError(f"Reseller {self.slug} has no API key.")
+        return credentials.Secret(credentials.decrypt(self.api_key_encrypted))
+
+
+class Role(models.TextChoices):
+    OWNER = "owner", "Owner"
+    MANAGER = "manager", "Manager"
+    VIEWER = "viewer", "Viewer"
+
+
+ROLE_RANK = {Role.VIEWER: 1, Role.MANAGER: 2, Role.OWNER: 3}
+
+
+class Membership(TenantOwned):
+    """A user's access to a reseller, with a role and optionally one subtree of businesses."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="memberships")
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.VIEWER)
+    limited_to = models.ForeignKey(
+        "accounts.Business", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        help_text="When set, the member sees only this business and everything under it.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["reseller", "user"], name="membership_unique_user"),
+        ]
+        ordering = ["user__email"]
+
+    def __str__(self) -> str:
+        return f"{self.user} – {self.get_role_display()}"
+
+    def has_role(self, minimum: str) -> bool:
+        return ROLE_RANK[Role(self.role)] >= ROLE_RANK[Role(minimum)]
+
+    @property
+    def can_edit(self) -> bool:
+        return self.has_role(Role.MANAGER)
+
+    @property
+    def can_manage_settings(self) -> bool:
+        return self.has_role(Role.OWNER)
+
+
+class Business(Mirrored):
+    """A business of the reseller's tree, mirrored from the provider's child list.
+
+    The provider uses one integer as both a business's id and its business number
+    (parameters.md, Identifiers), so it is stored once, as `remote_id`.
+    """
+
+    class Type(models.TextChoices):
+        BUSINESS = "Business", "Location"
+        ENTERPRISE_LOCATION = "Enterprise-Location", "Enterprise (locations)"
+        ENTERPRISE_PRODUCT = "Enterprise-Product", "Enterprise (products)"
+        RESELLER = "Reseller", "Reseller"
+
+    class Status(models.TextChoices):
+        DEMO = "demo", "Demo"
+        ACTIVE = "active", "Active"
+        INACTIVE = "inactive", "Inactive"
+
+    remote_id = models.BigIntegerField(help_text="The provider's business id and number.")
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
+                               related_name="children")
+    # Materialised path of remote ids ("/1/20/300/") so a subtree is one indexed prefix match.
+    tree_path = models.CharField(max_length=500, db_index=True, default="/")
+    depth = models.PositiveSmallIntegerField(default=0)
+    name = models.CharField(max_length=1000)
+    alias = models.CharField(max_length=255, blank=True)
+    # Custom hierarchy types exist besides the four named ones, so no choices constraint.
+    type = models.CharField(max_length=64, default=Type.BUSINESS)
+    status = models.CharField(max_length=16, default=Status.ACTIVE)
+    address1 = models.CharField(max_length=255, blank=True)
+    address2 = models.CharField(max_length=255, blank=True)
+    sub_locality = models.CharField(max_length=255, blank=True)
+    city = models.CharField(max_length=255, blank=True)
+    state = models.CharField(max_length=255, blank=True)
+    zip = models.CharField(max_length=32, blank=True)
+    country_code = models.CharField(max_length=2, blank=True)
+    country_name = models.CharField(max_length=100, blank=True)
+    phone = models.CharField(max_length=32, blank=True)
+    child_count = models.PositiveIntegerField(null=True, blank=True)
+    created_on = models.DateField(null=True, blank=True)
+    created_by = models.CharField(max_length=255, blank=True)
+
+    class Meta:
+        verbose_name_plural = "businesses"
+        constraints = [
+            models.UniqueConstraint(fields=["reseller", "remote_id"],
+                                    name="business_unique_remote_id"),
+        ]
+        indexes = [
+            models.Index(fields=["reseller", "name"]),
+            models.Index(fields=["reseller", "type", "status"]),
+            models.Index(fields=["reseller", "country_code", "city"]),
+            models.Index(fields=["reseller", "tree_path"]),
+        ]
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.remote_id})"
+
+    @property
+    def business_number(self) -> int:
+        return self.remote_id
+
+    @property
+    def is_location(self) -> bool:
+        return self.type == self.Type.BUSINESS
+
+    def subtree_q(self, prefix: str = "") -> Q:
+        return Q(**{f"{prefix}tree_path__startswith": self.tree_path})
+
+
+class HierarchyMapping(TenantOwned):
+    """One level of a location's hierarchy: level name -> level value."""
+
+    business = models.ForeignKey(Business, on_delete=models.CASCADE, related_name="hierarchy")
+    level_name = models.CharField(max_length=255)
+    level_value = models.CharField(max_length=1000, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["reseller", "business", "level_name"],
+                                    name="hierarchy_unique_level"),
+        ]
+        ordering = ["level_name"]
+
+    def __str__(self) -> str:
+        return f"{self.level_name}: {self.level_value}"
+
+
+class AuditEvent(TenantOwned):
+    """Who did what, when. Written by services; never edited."""
+
+    reseller = models.ForeignKey(Reseller, null=True, blank=True, on_delete=models.CASCADE,
+                                 related_name="+")
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                              on_delete=models.SET_NULL, related_name="+")
+    actor_label = models.CharField(max_length=255, blank=True,
+                                   help_text="Who acted, kept when the user is deleted.")
+    action = models.CharField(max_length=64, db_index=True)
+    object_type = models.CharField(max_length=64, blank=True)
+    object_id = models.CharField(max_length=64, blank=True)
+    summary = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["reseller", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor_label} {self.action}"

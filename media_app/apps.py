@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class MediaAppConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "media_app"
+    verbose_name = "Media"

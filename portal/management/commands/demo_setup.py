@@ -1,0 +1,44 @@
+import json
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from accounts.models import Role
+from accounts.services import membership_set, reseller_create_or_update, user_create_or_update
+
+DEMO_EMAIL = "demo@example.com"
+DEMO_PASSWORD = "demo-portal-2026"  # noqa: S105 - printed to the person running the demo
+DEMO_SLUG = "demo-agency"
+DEMO_SANDBOX_KEY = "demo-sandbox-key-0001"  # noqa: S105 - a key of the local sandbox only
+
+
+class Command(BaseCommand):
+    help = ("Prepare the demo: seed the embedded sandbox, create the demo owner and a demo "
+            "reseller pointed at the sandbox, and print how to sign in. Safe to run again.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--port", type=int, default=8000)
+        parser.add_argument("--locations", type=int, default=300)
+
+    def handle(self, *args, **options):
+        if not settings.SANDBOX_ENABLED:
+            raise CommandError("The demo runs on the embedded sandbox; set SANDBOX_ENABLED=1.")
+        from sandbox.seeding import seed_partner
+
+        seeded = seed_partner(api_key=DEMO_SANDBOX_KEY, locations=options["locations"], seed=1)
+        owner, _ = user_create_or_update(email=DEMO_EMAIL, password=DEMO_PASSWORD,
+                                         full_name="Demo Owner")
+        reseller, _ = reseller_create_or_update(
+            actor=None, slug=DEMO_SLUG, name="Demo Agency",
+            account_number=seeded["account_number"],
+            provider_base_url=f"http://127.0.0.1:{options['port']}/sandbox",
+            api_key=DEMO_SANDBOX_KEY,
+        )
+        membership_set(tenant=reseller, actor=None, user=owner, role=Role.OWNER)
+        summary = {"reseller": reseller.slug, "account_number": seeded["account_number"],
+                   "sandbox_locations": len(seeded["location_numbers"])}
+        self.stdout.write(json.dumps(summary))
+        url = f"http://127.0.0.1:{options['port']}/"
+        self.stdout.write(self.style.SUCCESS(
+            f"\n  Demo ready. Open {url} and sign in with\n"
+            f"    email:    {DEMO_EMAIL}\n    password: {DEMO_PASSWORD}\n"))

@@ -1,0 +1,94 @@
+"""The tenant scope: the one place that decides which reseller's rows a query may see.
+
+Tenant-owned models use `TenantManager` as their default manager. It refuses to build a queryset
+unless a scope is active, and then filters by that reseller, so a forgotten filter fails loudly
+instead of leaking another tenant's rows. The scope is entered only at entry points: the tenant
+view mixin, the API base view, the `tenant_task` decorator and management commands. Code that
+must see every tenant (Django admin for support staff, the sync of the tree itself) says so by
+using the `unscoped` manager, which a reviewer can grep for.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from django.db import models
+
+if TYPE_CHECKING:
+    from accounts.models import Reseller
+
+_current_tenant: ContextVar[Reseller | None] = ContextVar("current_tenant", default=None)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class TenantScopeMissing(RuntimeError):
+    """A tenant-owned model was queried with no tenant scope active."""
+
+
+def current_tenant() -> Reseller:
+    tenant = _current_tenant.get()
+    if tenant is None:
+        raise TenantScopeMissing(
+            "No tenant scope is active. Enter one with tenant_scope(reseller), or use the "
+            "model's `unscoped` manager where seeing every tenant is intended."
+        )
+    return tenant
+
+
+def current_tenant_or_none() -> Reseller | None:
+    return _current_tenant.get()
+
+
+@contextmanager
+def tenant_scope(reseller: Reseller) -> Iterator[Reseller]:
+    if reseller is None or reseller.pk is None:
+        raise TenantScopeMissing("tenant_scope() needs a saved reseller.")
+    token = _current_tenant.set(reseller)
+    try:
+        yield reseller
+    finally:
+        _current_tenant.reset(token)
+
+
+def tenant_task(func: F) -> F:
+    """Run a task body inside the scope of the reseller named by its `reseller_id` argument."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, reseller_id: int, **kwargs: Any) -> Any:
+        from accounts.models import Reseller
+
+        reseller = Reseller.objects.get(pk=reseller_id)
+        with tenant_scope(reseller):
+            return func(*args, reseller_id=reseller_id, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+class TenantQuerySet(models.QuerySet):
+    pass
+
+
+class TenantManager(models.Manager.from_queryset(TenantQuerySet)):  # type: ignore[misc]
+    """Default manager of tenant-owned models: scoped to the current tenant, or it raises."""
+
+    def get_queryset(self) -> TenantQuerySet:
+        tenant = current_tenant()
+        return super().get_queryset().filter(reseller_id=tenant.pk)
+
+
+class TenantOwned(models.Model):
+    """Abstract base of every row that belongs to one reseller."""
+
+    reseller = models.ForeignKey("accounts.Reseller", on_delete=models.CASCADE, related_name="+")
+
+    objects = TenantManager()
+    # The named bypass: every use of it is a place that deliberately crosses tenants.
+    unscoped = models.Manager()  # noqa: DJ012 - ruff reads this manager as a field
+
+    class Meta:
+        abstract = True

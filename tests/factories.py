@@ -1,0 +1,71 @@
+import factory
+
+from accounts.models import Business, Membership, Reseller, Role, User
+
+DEFAULT_PASSWORD = "correct-horse-battery-staple"
+
+
+class TenantRowFactory(factory.django.DjangoModelFactory):
+    """Factories build rows of any tenant on purpose, so they write through `unscoped`."""
+
+    class Meta:
+        abstract = True
+
+    @classmethod
+    def _get_manager(cls, model_class):
+        return model_class.unscoped
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = User
+        skip_postgeneration_save = True
+
+    email = factory.Sequence(lambda n: f"user{n}@example.com")
+    full_name = factory.Faker("name")
+    password = factory.PostGenerationMethodCall("set_password", DEFAULT_PASSWORD)
+
+    @factory.post_generation
+    def _save(obj, create, extracted, **kwargs):  # noqa: N805
+        if create:
+            obj.save()
+
+
+class ResellerFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Reseller
+        skip_postgeneration_save = True
+
+    name = factory.Sequence(lambda n: f"Agency {n}")
+    slug = factory.Sequence(lambda n: f"agency-{n}")
+    account_number = factory.Sequence(lambda n: 9_000_000_000 + n)
+    provider_base_url = "http://127.0.0.1:8000/sandbox"
+
+    @factory.post_generation
+    def api_key(obj, create, extracted, **kwargs):  # noqa: N805
+        obj.set_api_key(extracted or f"test-key-{obj.slug}-SECRET-{obj.account_number}")
+        if create:
+            obj.save()
+
+
+class BusinessFactory(TenantRowFactory):
+    class Meta:
+        model = Business
+
+    reseller = factory.SubFactory(ResellerFactory)
+    remote_id = factory.Sequence(lambda n: 7_000_000_000 + n)
+    name = factory.Sequence(lambda n: f"Location {n}")
+    type = Business.Type.BUSINESS
+    status = Business.Status.ACTIVE
+    tree_path = factory.LazyAttribute(lambda o: f"/{o.remote_id}/")
+    city = "Austin"
+    country_code = "US"
+
+
+class MembershipFactory(TenantRowFactory):
+    class Meta:
+        model = Membership
+
+    user = factory.SubFactory(UserFactory)
+    reseller = factory.SubFactory(ResellerFactory)
+    role = Role.MANAGER
