@@ -280,3 +280,59 @@ class AuditEvent(TenantOwned):
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor_label} {self.action}"
+
+
+class SyncRun(TenantOwned):
+    """One sync of a reseller's data from the provider, with its progress as it goes."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        PARTIAL = "partial", "Finished with errors"
+        FAILED = "failed", "Failed"
+
+    FINISHED = (Status.SUCCEEDED, Status.PARTIAL, Status.FAILED)
+    MAX_ERRORS_KEPT = 20
+
+    resources = models.JSONField(default=list, help_text="What is synced; empty means all.")
+    scope = models.ForeignKey(Business, null=True, blank=True, on_delete=models.SET_NULL,
+                              related_name="+", help_text="Only this business's subtree.")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED,
+                              db_index=True)
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    failed = models.PositiveIntegerField(default=0)
+    errors = models.JSONField(default=list, blank=True, help_text="The first errors met.")
+    counts = models.JSONField(default=dict, blank=True, help_text="Rows mirrored per resource.")
+    requests_made = models.PositiveIntegerField(default=0)
+    rate_limited = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["reseller", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"Sync {self.pk} ({self.status})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in self.FINISHED
+
+    @property
+    def percent(self) -> int:
+        if not self.total:
+            return 100 if self.is_finished else 0
+        return min(100, round(100 * (self.done + self.failed) / self.total))
+
+    @property
+    def duration(self):
+        if self.started_at is None:
+            return None
+        return (self.finished_at or timezone.now()) - self.started_at

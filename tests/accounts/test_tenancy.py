@@ -1,14 +1,31 @@
 import pytest
+from django.apps import apps
 
-from accounts.models import AuditEvent, Business, HierarchyMapping, Membership
-from portal.tenancy import TenantScopeMissing, current_tenant, tenant_scope, tenant_task
+from accounts.models import Business
+from portal.tenancy import (
+    TenantManager,
+    TenantOwned,
+    TenantScopeMissing,
+    current_tenant,
+    tenant_scope,
+    tenant_task,
+)
 from tests.factories import BusinessFactory, ResellerFactory
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize("model", [Business, Membership, HierarchyMapping, AuditEvent])
+TENANT_OWNED = [m for m in apps.get_models() if issubclass(m, TenantOwned)]
+
+
+def test_every_tenant_owned_model_is_found():
+    names = {m.__name__ for m in TENANT_OWNED}
+    assert {"Business", "Membership", "AuditEvent", "SyncRun", "MediaItem"} <= names
+
+
+@pytest.mark.parametrize("model", TENANT_OWNED, ids=lambda m: m._meta.label)
 def test_querying_a_tenant_owned_model_without_a_scope_raises(model):
+    assert isinstance(model._default_manager, TenantManager)
     with pytest.raises(TenantScopeMissing):
         list(model.objects.all())
 

@@ -86,3 +86,16 @@ def test_subtree_member_counts_only_their_subtree(client):
     client.force_login(membership.user)
     response = client.get(reverse("tenant_home", args=[membership.reseller.slug]))
     assert response.context["business_count"] == 2
+
+
+def test_sign_in_and_failed_sign_in_are_audited(client):
+    from accounts.models import AuditEvent
+
+    membership = MembershipFactory()
+    client.post(reverse("login"), {"username": membership.user.email, "password": "nope"})
+    client.post(reverse("login"), {"username": membership.user.email,
+                                   "password": DEFAULT_PASSWORD})
+    failed = AuditEvent.unscoped.get(action="auth.sign_in_failed")
+    assert failed.summary["email"] == membership.user.email
+    assert "nope" not in str(failed.summary)
+    assert AuditEvent.unscoped.get(action="auth.signed_in").actor == membership.user

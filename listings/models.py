@@ -1,0 +1,183 @@
+"""Mirrors of the provider's listing data: status reports and sites, categories, custom fields,
+Q&A, the AI-search configuration and webhook subscriptions."""
+
+from django.db import models
+
+from portal.models import Mirrored
+
+
+class ListingStatusReport(Mirrored):
+    """The provider's status report of one location; `remote_id` is its business number."""
+
+    remote_id = models.BigIntegerField()
+    business = models.OneToOneField("accounts.Business", on_delete=models.CASCADE,
+                                    related_name="status_report")
+    business_name = models.CharField(max_length=1000, blank=True)
+    activation_status = models.CharField(max_length=16, blank=True)
+    location_status = models.CharField(max_length=32, blank=True, db_index=True)
+    last_updated_text = models.CharField(max_length=64, blank=True)
+    publish_listings = models.TextField(blank=True)
+    errors = models.JSONField(default=list, blank=True)
+    total_sites = models.PositiveIntegerField(default=0)
+    synced_count = models.PositiveIntegerField(default=0)
+    submitted_count = models.PositiveIntegerField(default=0)
+    need_updates_count = models.PositiveIntegerField(default=0)
+    opted_out_count = models.PositiveIntegerField(default=0)
+    not_connected_count = models.PositiveIntegerField(default=0)
+    needs_action = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["reseller", "remote_id"],
+                                               name="status_report_unique_remote_id")]
+        indexes = [models.Index(fields=["reseller", "needs_action"]),
+                   models.Index(fields=["reseller", "location_status"])]
+
+    def __str__(self) -> str:
+        return f"Status of {self.business_name or self.remote_id}"
+
+
+class ListingSite(Mirrored):
+    """One directory site of a location's status report."""
+
+    business = models.ForeignKey("accounts.Business", on_delete=models.CASCADE,
+                                 related_name="listing_sites")
+    site_id = models.IntegerField()
+    site_name = models.CharField(max_length=255)
+    status = models.CharField(max_length=32, db_index=True)
+    errors = models.JSONField(default=list, blank=True)
+    url = models.URLField(max_length=1000, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["reseller", "business", "site_id"],
+                                               name="listing_site_unique")]
+        ordering = ["site_name"]
+
+    def __str__(self) -> str:
+        return f"{self.site_name}: {self.status}"
+
+
+class Category(Mirrored):
+    """A category of one source and country, as the category list returns it."""
+
+    source = models.CharField(max_length=16)
+    country_code = models.CharField(max_length=2)
+    remote_id = models.CharField(max_length=255)
+    name = models.CharField(max_length=500)
+    primary = models.BooleanField(null=True)
+
+    class Meta:
+        verbose_name_plural = "categories"
+        constraints = [models.UniqueConstraint(
+            fields=["reseller", "source", "country_code", "remote_id"],
+            name="category_unique_remote_id")]
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class CustomField(Mirrored):
+    class Type(models.TextChoices):
+        TEXT = "TEXT", "Text"
+        URL = "URL", "URL"
+        NUMBER = "NUMBER", "Number"
+        DATE = "DATE", "Date"
+        DROPDOWN_SINGLE = "DROPDOWN_SINGLE", "Drop-down (one choice)"
+        DROPDOWN_MULTI = "DROPDOWN_MULTI", "Drop-down (several choices)"
+        TEXT_RAW = "TEXT_RAW", "Raw text"
+
+    remote_id = models.BigIntegerField()
+    field_name = models.CharField(max_length=255)
+    type = models.CharField(max_length=20, choices=Type.choices)
+    default_value = models.CharField(max_length=1000, blank=True)
+    drop_down_options = models.JSONField(default=list, blank=True)
+    field_description = models.TextField(blank=True)
+    filterable = models.BooleanField(default=False)
+    created_ms = models.BigIntegerField(null=True, blank=True)
+    updated_ms = models.BigIntegerField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["reseller", "remote_id"],
+                                               name="custom_field_unique_remote_id")]
+        ordering = ["field_name"]
+
+    def __str__(self) -> str:
+        return self.field_name
+
+
+class Question(Mirrored):
+    """A question of a location's business-profile Q&A; its answers are `Answer` rows."""
+
+    business = models.ForeignKey("accounts.Business", on_delete=models.CASCADE,
+                                 related_name="questions")
+    remote_id = models.BigIntegerField()
+    question = models.TextField()
+    asked_by_owner = models.BooleanField(default=False)
+    answered_by_owner = models.BooleanField(default=False)
+    updated_by = models.CharField(max_length=255, blank=True)
+    updated_on = models.CharField(max_length=32, blank=True)
+    time = models.CharField(max_length=16, blank=True)
+    user_category = models.CharField(max_length=32, blank=True)
+    answer_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["reseller", "remote_id"],
+                                               name="question_unique_remote_id")]
+        ordering = ["-remote_id"]
+
+    def __str__(self) -> str:
+        return self.question[:80]
+
+
+class Answer(Mirrored):
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="answers")
+    remote_id = models.BigIntegerField()
+    answer = models.TextField()
+    answered_by_owner = models.BooleanField(default=False)
+    updated_by = models.CharField(max_length=255, blank=True)
+    updated_on = models.CharField(max_length=32, blank=True)
+    time = models.CharField(max_length=16, blank=True)
+    user_category = models.CharField(max_length=32, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["reseller", "remote_id"],
+                                               name="answer_unique_remote_id")]
+        ordering = ["remote_id"]
+
+    def __str__(self) -> str:
+        return self.answer[:80]
+
+
+class AiSearchConfiguration(Mirrored):
+    """The account's AI-search visibility configuration; `remote_id` is the account number."""
+
+    remote_id = models.BigIntegerField()
+    frequency = models.CharField(max_length=32, blank=True)
+    quota = models.IntegerField(null=True, blank=True)
+    billing_type = models.CharField(max_length=32, blank=True)
+    themes = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["reseller", "remote_id"],
+                                               name="ai_search_unique_remote_id")]
+
+    def __str__(self) -> str:
+        return f"AI search ({self.frequency}, quota {self.quota})"
+
+
+class Subscription(Mirrored):
+    """A webhook subscription of the reseller's account."""
+
+    remote_id = models.CharField(max_length=255)
+    event_name = models.CharField(max_length=64, db_index=True)
+    webhook_url = models.URLField(max_length=1000)
+    emails = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["reseller", "remote_id"],
+                                               name="subscription_unique_remote_id")]
+        ordering = ["event_name", "remote_id"]
+
+    def __str__(self) -> str:
+        return f"{self.event_name} → {self.webhook_url}"
