@@ -307,6 +307,8 @@ class SyncRun(TenantOwned):
     counts = models.JSONField(default=dict, blank=True, help_text="Rows mirrored per resource.")
     requests_made = models.PositiveIntegerField(default=0)
     rate_limited = models.PositiveIntegerField(default=0)
+    attempt = models.PositiveIntegerField(
+        default=0, help_text="Raised each time the run (re)starts; older steps then do nothing.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                    on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(default=timezone.now)

@@ -168,7 +168,18 @@ SANDBOX_ENABLED = env.bool("SANDBOX_ENABLED", default=not PRODUCTION)
 
 # Outbound calls to a reseller's provider base URL: loopback is allowed for the demo and tests.
 PROVIDER_ALLOW_PRIVATE_HOSTS = env.bool("PROVIDER_ALLOW_PRIVATE_HOSTS", default=not PRODUCTION)
-PROVIDER_DEFAULT_BASE_URL = env.str("PROVIDER_DEFAULT_BASE_URL", default="")
+PROVIDER_CONNECT_TIMEOUT = env.float("PROVIDER_CONNECT_TIMEOUT", default=5.0)
+PROVIDER_READ_TIMEOUT = env.float("PROVIDER_READ_TIMEOUT", default=30.0)
+
+# Sync: locations per chunk task, concurrent provider requests per chunk, and when a run that
+# stopped reporting progress counts as dead (a new one may then start).
+SYNC_CHUNK_SIZE = env.int("SYNC_CHUNK_SIZE", default=200)
+SYNC_FETCH_THREADS = env.int("SYNC_FETCH_THREADS", default=4)
+SYNC_QNA_PAGE_SIZE = env.int("SYNC_QNA_PAGE_SIZE", default=100)
+SYNC_REPORT_LOOKBACK_DAYS = env.int("SYNC_REPORT_LOOKBACK_DAYS", default=365)
+SYNC_STALE_AFTER_SECONDS = env.int("SYNC_STALE_AFTER_SECONDS", default=900)
+SYNC_NIGHTLY_CRONTAB = env.str("SYNC_NIGHTLY_CRONTAB", default="30 2 * * *")
+SYNC_STATUS_REFRESH_MINUTES = env.int("SYNC_STATUS_REFRESH_MINUTES", default=30)
 
 # Celery. Without a broker URL, kombu's filesystem transport under data/ needs no server.
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="") or "filesystem://"
@@ -191,6 +202,27 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 CELERY_TIMEZONE = TIME_ZONE
+
+
+def _crontab(expression: str):
+    from celery.schedules import crontab
+
+    minute, hour, day_of_month, month_of_year, day_of_week = expression.split()
+    return crontab(minute=minute, hour=hour, day_of_month=day_of_month,
+                   month_of_year=month_of_year, day_of_week=day_of_week)
+
+
+CELERY_BEAT_SCHEDULE = {
+    "nightly-full-sync": {
+        "task": "accounts.tasks.sync_all_resellers_task",
+        "schedule": _crontab(SYNC_NIGHTLY_CRONTAB),
+    },
+    "listing-status-refresh": {
+        "task": "accounts.tasks.sync_all_resellers_task",
+        "schedule": SYNC_STATUS_REFRESH_MINUTES * 60.0,
+        "kwargs": {"resources": ["listing_status"]},
+    },
+}
 
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
 LOGGING = {

@@ -1,0 +1,449 @@
+"""Syncing a reseller's data from the provider into the mirror.
+
+A run has three kinds of step, each idempotent and each its own Celery task:
+- the tree walk: `child/all` from the reseller's account number down every level, one bulk
+  upsert per reply, then the businesses it did not see are marked removed;
+- location chunks: the status report, media and Q&A of a range of locations, fetched
+  concurrently and written with a handful of bulk queries per chunk;
+- account resources: AI-search configuration, review counts, competitor metrics, competitive
+  ranking and survey responses.
+The walk decides the work and dispatches the other steps. Progress is counted per chunk (so
+progress writes do not dominate); whichever step completes the count finishes the run. A
+redelivered walk starts a new `attempt`, and steps of an older attempt do nothing, so a run
+killed half-way and resumed counts every location once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from accounts.clients import provider_client
+from accounts.credentials import CredentialError
+from accounts.mirroring import TreeNode, business_children_mirror, business_tree_mark_removed
+from accounts.models import Business, Reseller, SyncRun, User
+from accounts.services import audit_record
+from listings.mirroring import (
+    ai_search_configuration_mirror,
+    questions_mirror,
+    status_reports_mirror,
+)
+from media_app.mirroring import media_mirror
+from portal.outbound import UnsafeURL
+from provider import AuthError, ProviderClient, ProviderError, RateLimited, Rejected
+from reviews_app.mirroring import (
+    competitive_ranking_mirror,
+    competitor_metrics_mark_removed,
+    competitor_metrics_mirror,
+    review_count_mirror,
+    survey_responses_mirror,
+)
+from reviews_app.models import Survey
+
+logger = logging.getLogger(__name__)
+
+LOCATION_RESOURCES = ("listing_status", "media", "qna")
+ACCOUNT_RESOURCES = ("ai_search", "review_counts", "competitor_metrics", "competitive_ranking",
+                     "survey_responses")
+RESOURCES = ("businesses", *LOCATION_RESOURCES, *ACCOUNT_RESOURCES)
+ACTIVE = (SyncRun.Status.QUEUED, SyncRun.Status.RUNNING)
+
+
+class SyncAborted(Exception):
+    """The run cannot go on (no usable key or base URL, or the provider refused the key)."""
+
+
+@dataclass
+class Dispatcher:
+    """How a run's steps are carried out: Celery tasks, or inline for the foreground command."""
+
+    chunk: Callable[..., None]
+    account_resource: Callable[..., None]
+
+
+# -- starting ----------------------------------------------------------------------------------
+
+
+def normalize_resources(resources: Iterable[str] | None) -> list[str]:
+    chosen = list(dict.fromkeys(resources or RESOURCES))
+    unknown = [r for r in chosen if r not in RESOURCES]
+    if unknown:
+        raise ValueError(f"Unknown resource(s): {', '.join(unknown)}. "
+                         f"Choose from: {', '.join(RESOURCES)}.")
+    return [r for r in RESOURCES if r in chosen]
+
+
+def sync_run_create(*, tenant: Reseller, actor: User | None, resources: Iterable[str] | None = None,
+                    scope: Business | None = None) -> tuple[SyncRun, bool]:
+    """Create a queued run, or return the active run that already covers these resources.
+
+    One run per reseller and resource at a time: the reseller row is locked while checking so
+    that two clicks cannot both start one.
+    """
+    chosen = normalize_resources(resources)
+    stale_before = timezone.now() - timedelta(seconds=settings.SYNC_STALE_AFTER_SECONDS)
+    with transaction.atomic():
+        Reseller.objects.select_for_update().filter(pk=tenant.pk).first()
+        for active in SyncRun.objects.filter(reseller=tenant, status__in=ACTIVE,
+                                             updated_at__gte=stale_before):
+            if set(active.resources) & set(chosen):
+                return active, False
+        run = SyncRun.objects.create(reseller=tenant, resources=chosen, scope=scope,
+                                     created_by=actor)
+        audit_record(tenant=tenant, actor=actor, action="sync.started", obj=run,
+                     summary={"resources": chosen})
+    return run, True
+
+
+# -- the walk and dispatch ---------------------------------------------------------------------
+
+
+def _client(tenant: Reseller) -> ProviderClient:
+    try:
+        return provider_client(tenant=tenant, pool_maxsize=settings.SYNC_FETCH_THREADS + 2)
+    except (CredentialError, UnsafeURL) as exc:
+        raise SyncAborted(str(exc)) from exc
+
+
+def locations_of(*, tenant: Reseller, run: SyncRun):
+    locations = Business.objects.filter(reseller=tenant, type=Business.Type.BUSINESS,
+                                        removed_at__isnull=True)
+    if run.scope_id is not None:
+        locations = locations.filter(run.scope.subtree_q())
+    return locations
+
+
+def sync_walk_and_dispatch(*, tenant: Reseller, run_id: int, dispatcher: Dispatcher) -> None:
+    """The first step of a run: walk the tree, count the work, hand out the other steps."""
+    run = SyncRun.objects.get(pk=run_id)
+    if run.is_finished:
+        return
+    SyncRun.objects.filter(pk=run.pk).update(
+        status=SyncRun.Status.RUNNING, attempt=F("attempt") + 1, done=0, failed=0,
+        started_at=run.started_at or timezone.now())
+    run.refresh_from_db()
+    try:
+        client = _client(tenant)
+        with client:
+            try:
+                if "businesses" in run.resources:
+                    _walk_tree(tenant=tenant, client=client, run=run)
+            finally:
+                _add_traffic(run, client)
+    except AuthError as exc:
+        _abort_for_rejected_key(tenant=tenant, run=run, error=exc)
+        return
+    except SyncAborted as exc:
+        _finish(run, status=SyncRun.Status.FAILED, error=str(exc))
+        return
+
+    location_work = [r for r in LOCATION_RESOURCES if r in run.resources]
+    account_work = [r for r in ACCOUNT_RESOURCES if r in run.resources]
+    locations = locations_of(tenant=tenant, run=run)
+    location_total = locations.count() if location_work else 0
+    SyncRun.objects.filter(pk=run.pk).update(total=location_total + len(account_work))
+    if location_total == 0 and not account_work:
+        _finish_if_complete(run.pk, run.attempt)
+        return
+    for resource in account_work:
+        dispatcher.account_resource(run_id=run.pk, attempt=run.attempt, resource=resource)
+    if location_work:
+        for first_pk, last_pk, count in _pk_ranges(locations, settings.SYNC_CHUNK_SIZE):
+            dispatcher.chunk(run_id=run.pk, attempt=run.attempt, first_pk=first_pk,
+                             last_pk=last_pk, expected=count)
+
+
+def _walk_tree(*, tenant: Reseller, client: ProviderClient, run: SyncRun) -> None:
+    walk_started_at = timezone.now()
+    pending = [TreeNode(pk=None, remote_id=tenant.account_number, tree_path="/", depth=-1)]
+    if run.scope_id is not None:
+        scope = run.scope
+        pending = [TreeNode(pk=scope.pk, remote_id=scope.remote_id, tree_path=scope.tree_path,
+                            depth=scope.depth)]
+    walked = 0
+    while pending:
+        node = pending.pop()
+        children = client.child_businesses(node.remote_id)
+        pending.extend(business_children_mirror(tenant=tenant, parent=node, children=children,
+                                                seen_at=timezone.now()))
+        walked += len(children)
+    # Only a complete walk of the whole tree may conclude that unseen businesses are gone.
+    if run.scope_id is None:
+        removed = business_tree_mark_removed(tenant=tenant, walk_started_at=walk_started_at)
+        logger.info("sync %s: walked %d businesses, %d removed", run.pk, walked, removed)
+
+
+def _pk_ranges(queryset, size: int):
+    """Consecutive (first, last, count) primary-key ranges of `size` rows, without loading
+    them all."""
+    first = last = None
+    taken = 0
+    for pk in queryset.order_by("pk").values_list("pk", flat=True).iterator(chunk_size=2000):
+        if first is None:
+            first = pk
+        last, taken = pk, taken + 1
+        if taken == size:
+            yield first, last, taken
+            first, taken = None, 0
+    if first is not None:
+        yield first, last, taken
+
+
+# -- location chunks ---------------------------------------------------------------------------
+
+
+@dataclass
+class LocationFetch:
+    business: Business
+    status: object = None
+    media: list = field(default_factory=list)
+    questions: list = field(default_factory=list)
+    error: str = ""
+    fatal: Exception | None = None
+
+
+def _fetch_location(client: ProviderClient, business: Business,
+                    resources: list[str]) -> LocationFetch:
+    fetched = LocationFetch(business=business)
+    try:
+        if "listing_status" in resources:
+            fetched.status = client.location_status(business.remote_id)
+        if "media" in resources:
+            fetched.media = client.get_media(business.remote_id)
+        if "qna" in resources:
+            try:
+                for page in client.iter_qna(business.remote_id,
+                                            page_size=settings.SYNC_QNA_PAGE_SIZE):
+                    fetched.questions.extend(page.questions)
+            except Rejected:
+                # Q&A exists only for paid listings of active locations; others have none.
+                fetched.questions = []
+    except (AuthError, RateLimited) as exc:
+        fetched.fatal = exc
+    except ProviderError as exc:
+        fetched.error = f"{business.remote_id}: {exc}"
+    return fetched
+
+
+def sync_location_chunk(*, tenant: Reseller, run_id: int, attempt: int, first_pk: int,
+                        last_pk: int, expected: int) -> None:
+    run = SyncRun.objects.select_related("scope").get(pk=run_id)
+    if run.attempt != attempt or run.is_finished:
+        return
+    locations = list(locations_of(tenant=tenant, run=run)
+                     .filter(pk__gte=first_pk, pk__lte=last_pk)
+                     .only("pk", "remote_id", "reseller_id"))
+    resources = [r for r in LOCATION_RESOURCES if r in run.resources]
+    try:
+        client = _client(tenant)
+    except SyncAborted as exc:
+        _finish(run, status=SyncRun.Status.FAILED, error=str(exc))
+        return
+    with client:
+        try:
+            with ThreadPoolExecutor(max_workers=settings.SYNC_FETCH_THREADS) as pool:
+                results = list(pool.map(lambda b: _fetch_location(client, b, resources),
+                                        locations))
+        finally:
+            _add_traffic(run, client)
+    for result in results:
+        if isinstance(result.fatal, AuthError):
+            _abort_for_rejected_key(tenant=tenant, run=run, error=result.fatal)
+            return
+    for result in results:
+        if result.fatal is not None:
+            raise result.fatal  # RateLimited: the task retries the whole chunk later
+    ok = [r for r in results if not r.error]
+    seen_at = timezone.now()
+    with transaction.atomic():
+        if "listing_status" in resources:
+            status_reports_mirror(tenant=tenant, reports=[(r.business, r.status) for r in ok],
+                                  seen_at=seen_at)
+        if "media" in resources:
+            media_mirror(tenant=tenant, lists=[(r.business, r.media) for r in ok],
+                         seen_at=seen_at)
+        if "qna" in resources:
+            questions_mirror(tenant=tenant, pages=[(r.business, r.questions) for r in ok],
+                             seen_at=seen_at)
+    errors = [r.error for r in results if r.error]
+    # Locations removed between the walk and this chunk count as done: nothing is left to fetch.
+    _progress(run, attempt=attempt, done=expected - len(errors), errors=errors)
+
+
+# -- account resources -------------------------------------------------------------------------
+
+
+def sync_account_resource(*, tenant: Reseller, run_id: int, attempt: int, resource: str) -> None:
+    run = SyncRun.objects.get(pk=run_id)
+    if run.attempt != attempt or run.is_finished:
+        return
+    try:
+        client = _client(tenant)
+    except SyncAborted as exc:
+        _finish(run, status=SyncRun.Status.FAILED, error=str(exc))
+        return
+    with client:
+        try:
+            ACCOUNT_SYNCS[resource](tenant=tenant, client=client)
+        except AuthError as exc:
+            _abort_for_rejected_key(tenant=tenant, run=run, error=exc)
+            return
+        except RateLimited:
+            raise
+        except ProviderError as exc:
+            _progress(run, attempt=attempt, done=0, errors=[f"{resource}: {exc}"])
+            return
+        finally:
+            _add_traffic(run, client)
+    _progress(run, attempt=attempt, done=1, errors=[])
+
+
+def _report_window() -> tuple:
+    today = timezone.localdate()
+    return today - timedelta(days=settings.SYNC_REPORT_LOOKBACK_DAYS), today
+
+
+def _sync_ai_search(*, tenant: Reseller, client: ProviderClient) -> None:
+    ai_search_configuration_mirror(
+        tenant=tenant, configuration=client.ai_search_configuration(tenant.account_number),
+        seen_at=timezone.now())
+
+
+def _sync_review_counts(*, tenant: Reseller, client: ProviderClient) -> None:
+    start, end = _report_window()
+    counts = client.review_count_by_rating(tenant.account_number, business_numbers=[],
+                                           source_aliases=[], from_date=start, to_date=end)
+    review_count_mirror(tenant=tenant, remote_id=tenant.account_number, counts=counts,
+                        seen_at=timezone.now())
+
+
+def _sync_competitor_metrics(*, tenant: Reseller, client: ProviderClient) -> None:
+    start, end = _report_window()
+    started_at = timezone.now()
+    pages = client.iter_competitor_review_metrics(tenant.account_number, from_date=start,
+                                                  to_date=end, page_size=100)
+    for page in pages:
+        competitor_metrics_mirror(tenant=tenant, page=page, seen_at=timezone.now())
+    if not pages.truncated:
+        competitor_metrics_mark_removed(tenant=tenant, started_at=started_at)
+
+
+def _sync_competitive_ranking(*, tenant: Reseller, client: ProviderClient) -> None:
+    start, end = _report_window()
+    ranking = client.competitive_ranking(tenant.account_number, start_date=start, end_date=end,
+                                         review_sites=[])
+    competitive_ranking_mirror(tenant=tenant, ranking=ranking, seen_at=timezone.now())
+
+
+def _sync_survey_responses(*, tenant: Reseller, client: ProviderClient) -> None:
+    start, end = _report_window()
+    for survey in Survey.objects.filter(reseller=tenant):
+        for page in client.iter_survey_responses(survey.remote_id,
+                                                 business_number=tenant.account_number,
+                                                 start_date=start, end_date=end, size=100,
+                                                 include_ticket_ids=True):
+            survey_responses_mirror(tenant=tenant, survey=survey, page=page.responses,
+                                    seen_at=timezone.now())
+
+
+ACCOUNT_SYNCS = {
+    "ai_search": _sync_ai_search,
+    "review_counts": _sync_review_counts,
+    "competitor_metrics": _sync_competitor_metrics,
+    "competitive_ranking": _sync_competitive_ranking,
+    "survey_responses": _sync_survey_responses,
+}
+
+
+# -- progress and the end of a run -------------------------------------------------------------
+
+
+def _add_traffic(run: SyncRun, client: ProviderClient) -> None:
+    stats = client.stats
+    if stats.requests or stats.rate_limited:
+        SyncRun.objects.filter(pk=run.pk).update(
+            requests_made=F("requests_made") + stats.requests,
+            rate_limited=F("rate_limited") + stats.rate_limited)
+
+
+def _progress(run: SyncRun, *, attempt: int, done: int, errors: list[str]) -> None:
+    updated = SyncRun.objects.filter(pk=run.pk, attempt=attempt).update(
+        done=F("done") + done, failed=F("failed") + len(errors))
+    if not updated:
+        return
+    if errors:
+        with transaction.atomic():
+            locked = SyncRun.objects.select_for_update().get(pk=run.pk)
+            room = SyncRun.MAX_ERRORS_KEPT - len(locked.errors)
+            if room > 0:
+                locked.errors = [*locked.errors, *errors[:room]]
+                locked.save(update_fields=["errors", "updated_at"])
+    _finish_if_complete(run.pk, attempt)
+
+
+def _finish_if_complete(run_id: int, attempt: int) -> None:
+    claimed = SyncRun.objects.filter(
+        pk=run_id, attempt=attempt, status=SyncRun.Status.RUNNING,
+        total__lte=F("done") + F("failed"),
+    ).update(status=SyncRun.Status.SUCCEEDED, finished_at=timezone.now())
+    if claimed:
+        run = SyncRun.objects.get(pk=run_id)
+        run.counts = mirror_counts(run.reseller)
+        run.status = SyncRun.Status.PARTIAL if run.failed else SyncRun.Status.SUCCEEDED
+        run.save(update_fields=["counts", "status", "updated_at"])
+
+
+def _finish(run: SyncRun, *, status: str, error: str = "") -> None:
+    updates = {"status": status, "finished_at": timezone.now()}
+    if error:
+        updates["errors"] = [*run.errors, error][: SyncRun.MAX_ERRORS_KEPT]
+    SyncRun.objects.filter(pk=run.pk).exclude(status__in=SyncRun.FINISHED).update(**updates)
+
+
+def _abort_for_rejected_key(*, tenant: Reseller, run: SyncRun, error: AuthError) -> None:
+    """The provider refused the key: flag the reseller and stop, touching nothing else."""
+    Reseller.objects.filter(pk=tenant.pk).update(status=Reseller.Status.KEY_REJECTED)
+    _finish(run, status=SyncRun.Status.FAILED,
+            error=f"The provider rejected the API key (code {error.code}). "
+                  "An owner must enter a new key in Settings.")
+    audit_record(tenant=tenant, actor=None, action="reseller.api_key_rejected", obj=tenant,
+                 summary={"code": error.code, "run": run.pk})
+
+
+def mirror_counts(tenant: Reseller) -> dict[str, int]:
+    from listings.models import Answer, ListingSite, ListingStatusReport, Question
+    from media_app.models import MediaItem
+    from reviews_app.models import CompetitorMetric, SurveyResponse
+
+    live = {"reseller": tenant, "removed_at__isnull": True}
+    businesses = Business.objects.filter(**live)
+    return {
+        "businesses": businesses.count(),
+        "locations": businesses.filter(type=Business.Type.BUSINESS).count(),
+        "status_reports": ListingStatusReport.objects.filter(**live).count(),
+        "listing_sites": ListingSite.objects.filter(**live).count(),
+        "media": MediaItem.objects.filter(**live).count(),
+        "questions": Question.objects.filter(**live).count(),
+        "answers": Answer.objects.filter(**live).count(),
+        "competitor_metrics": CompetitorMetric.objects.filter(**live).count(),
+        "survey_responses": SurveyResponse.objects.filter(**live).count(),
+    }
+
+
+def sync_start(*, tenant: Reseller, actor: User | None, resources: Iterable[str] | None = None,
+               scope: Business | None = None) -> tuple[SyncRun, bool]:
+    """Create a run (or find the active one) and queue it once the transaction commits."""
+    from accounts.tasks import sync_run_task
+
+    run, created = sync_run_create(tenant=tenant, actor=actor, resources=resources, scope=scope)
+    if created:
+        transaction.on_commit(lambda: sync_run_task.delay(reseller_id=tenant.pk, run_id=run.pk))
+    return run, created

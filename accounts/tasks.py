@@ -1,0 +1,93 @@
+"""Celery tasks of a sync: thin wrappers that take ids, enter the tenant scope, call one step.
+
+Every step is idempotent (bulk upserts keyed by remote ids), so they acknowledge late: a worker
+killed mid-step leaves the message to be delivered again.
+"""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.utils import timezone
+
+from accounts import syncing
+from accounts.models import Reseller, SyncRun
+from portal.tenancy import tenant_scope, tenant_task
+from provider import RateLimited, Transient
+
+STEP_OPTIONS = {"bind": True, "acks_late": True, "max_retries": 8}
+
+
+def _countdown(task, exc: Exception) -> float:
+    suggested = getattr(exc, "retry_after", None)
+    return suggested if suggested else min(300, 5 * 2 ** task.request.retries)
+
+
+def _give_up(run_id: int, exc: Exception) -> None:
+    SyncRun.unscoped.filter(pk=run_id).exclude(status__in=SyncRun.FINISHED).update(
+        status=SyncRun.Status.FAILED, finished_at=timezone.now())
+    run = SyncRun.unscoped.get(pk=run_id)
+    run.errors = [*run.errors, f"Gave up after repeated provider failures: {exc}"][:20]
+    run.save(update_fields=["errors"])
+
+
+def _retry_or_fail(task, run_id: int, exc: Exception):
+    if task.request.retries >= task.max_retries:
+        _give_up(run_id, exc)
+        return None
+    raise task.retry(exc=exc, countdown=_countdown(task, exc))
+
+
+def _dispatcher_for(reseller_id: int) -> syncing.Dispatcher:
+    return syncing.Dispatcher(
+        chunk=lambda **kw: sync_location_chunk_task.delay(reseller_id=reseller_id, **kw),
+        account_resource=lambda **kw: sync_account_resource_task.delay(
+            reseller_id=reseller_id, **kw),
+    )
+
+
+@shared_task(**STEP_OPTIONS)
+@tenant_task
+def sync_run_task(self, *, reseller_id: int, run_id: int) -> None:
+    try:
+        syncing.sync_walk_and_dispatch(tenant=Reseller.objects.get(pk=reseller_id),
+                                       run_id=run_id, dispatcher=_dispatcher_for(reseller_id))
+    except (RateLimited, Transient) as exc:
+        return _retry_or_fail(self, run_id, exc)
+
+
+@shared_task(**STEP_OPTIONS)
+@tenant_task
+def sync_location_chunk_task(self, *, reseller_id: int, run_id: int, attempt: int,
+                             first_pk: int, last_pk: int, expected: int) -> None:
+    try:
+        syncing.sync_location_chunk(tenant=Reseller.objects.get(pk=reseller_id), run_id=run_id,
+                                    attempt=attempt, first_pk=first_pk, last_pk=last_pk,
+                                    expected=expected)
+    except (RateLimited, Transient) as exc:
+        return _retry_or_fail(self, run_id, exc)
+
+
+@shared_task(**STEP_OPTIONS)
+@tenant_task
+def sync_account_resource_task(self, *, reseller_id: int, run_id: int, attempt: int,
+                               resource: str) -> None:
+    try:
+        syncing.sync_account_resource(tenant=Reseller.objects.get(pk=reseller_id), run_id=run_id,
+                                      attempt=attempt, resource=resource)
+    except (RateLimited, Transient) as exc:
+        return _retry_or_fail(self, run_id, exc)
+
+
+@shared_task(acks_late=True)
+def sync_all_resellers_task(resources: list[str] | None = None) -> int:
+    """The periodic schedule: start a run for every active reseller with a key."""
+    started = 0
+    for reseller in Reseller.objects.filter(status=Reseller.Status.ACTIVE).exclude(
+            api_key_encrypted=""):
+        with tenant_scope(reseller):
+            run, created = syncing.sync_run_create(tenant=reseller, actor=None,
+                                                   resources=resources)
+            if created:
+                sync_run_task.delay(reseller_id=reseller.pk, run_id=run.pk)
+                started += 1
+    return started

@@ -1,0 +1,124 @@
+"""Writing fetched listing data into the mirror, in bulk across a batch of locations."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from accounts.models import Business, Reseller
+from listings.models import (
+    AiSearchConfiguration,
+    Answer,
+    ListingSite,
+    ListingStatusReport,
+    Question,
+)
+from portal.mirror import mark_removed, upsert
+from provider import types as provider_types
+
+REPORT_FIELDS = ["business", "business_name", "activation_status", "location_status",
+                 "last_updated_text", "publish_listings", "errors", "total_sites", "synced_count",
+                 "submitted_count", "need_updates_count", "opted_out_count",
+                 "not_connected_count", "needs_action"]
+SITE_FIELDS = ["site_name", "status", "errors", "url"]
+QUESTION_FIELDS = ["business", "question", "asked_by_owner", "answered_by_owner", "updated_by",
+                   "updated_on", "time", "user_category", "answer_count"]
+ANSWER_FIELDS = ["question", "answer", "answered_by_owner", "updated_by", "updated_on", "time",
+                 "user_category"]
+
+SiteReport = tuple[Business, provider_types.LocationStatusReport]
+
+
+def status_reports_mirror(*, tenant: Reseller, reports: Sequence[SiteReport],
+                          seen_at: datetime) -> None:
+    report_rows, site_rows = [], []
+    for business, report in reports:
+        need_updates = report.need_updates_count or 0
+        report_rows.append(ListingStatusReport(
+            reseller=tenant, remote_id=business.remote_id, business=business,
+            business_name=report.business_name or "",
+            activation_status=report.activation_status or "",
+            location_status=report.location_status or "",
+            last_updated_text=report.last_updated or "",
+            publish_listings=report.publish_listings or "", errors=list(report.errors),
+            total_sites=report.total_sites or 0, synced_count=report.synced_count or 0,
+            submitted_count=report.submitted_count or 0, need_updates_count=need_updates,
+            opted_out_count=report.opted_out_count or 0,
+            not_connected_count=report.not_connected_count or 0,
+            needs_action=need_updates > 0 or bool(report.errors),
+            raw=dict(report.raw), last_seen_at=seen_at, removed_at=None,
+        ))
+        for site in report.sites:
+            if site.site_id is None:
+                continue
+            site_rows.append(ListingSite(
+                reseller=tenant, business=business, site_id=site.site_id,
+                site_name=site.site_name or "", status=site.status or "",
+                errors=list(site.errors), url=site.url or "", raw=dict(site.raw),
+                last_seen_at=seen_at, removed_at=None,
+            ))
+    upsert(ListingStatusReport, report_rows, unique_fields=["reseller", "remote_id"],
+           update_fields=REPORT_FIELDS)
+    upsert(ListingSite, site_rows, unique_fields=["reseller", "business", "site_id"],
+           update_fields=SITE_FIELDS)
+    businesses = [business.pk for business, _ in reports]
+    mark_removed(ListingSite.objects.filter(business_id__in=businesses), seen_at=seen_at)
+
+
+QnaPages = tuple[Business, list[provider_types.QnaQuestion]]
+
+
+def questions_mirror(*, tenant: Reseller, pages: Sequence[QnaPages], seen_at: datetime) -> None:
+    """Mirror the complete Q&A of each business in `pages`; what is missing was deleted."""
+    question_rows, answers_by_question = [], {}
+    for business, questions in pages:
+        for question in questions:
+            if question.question_id is None:
+                continue
+            question_rows.append(Question(
+                reseller=tenant, business=business, remote_id=question.question_id,
+                question=question.question or "", asked_by_owner=bool(question.asked_by_owner),
+                answered_by_owner=bool(question.answered_by_owner),
+                updated_by=question.updated_by or "", updated_on=question.updated_on or "",
+                time=question.time or "", user_category=question.user_category or "",
+                answer_count=question.no_of_answers or len(question.answers),
+                raw=dict(question.raw), last_seen_at=seen_at, removed_at=None,
+            ))
+            answers_by_question[question.question_id] = question.answers
+    upsert(Question, question_rows, unique_fields=["reseller", "remote_id"],
+           update_fields=QUESTION_FIELDS)
+    answer_rows = []
+    if any(answers_by_question.values()):
+        question_pks = dict(Question.objects.filter(
+            reseller=tenant, remote_id__in=[q for q, a in answers_by_question.items() if a]
+        ).values_list("remote_id", "pk"))
+        for question_remote_id, answers in answers_by_question.items():
+            for answer in answers:
+                if answer.answer_id is None:
+                    continue
+                answer_rows.append(Answer(
+                    reseller=tenant, question_id=question_pks[question_remote_id],
+                    remote_id=answer.answer_id, answer=answer.answer or "",
+                    answered_by_owner=bool(answer.answered_by_owner),
+                    updated_by=answer.updated_by or "", updated_on=answer.updated_on or "",
+                    time=answer.time or "", user_category=answer.user_category or "",
+                    raw=dict(answer.raw), last_seen_at=seen_at, removed_at=None,
+                ))
+    upsert(Answer, answer_rows, unique_fields=["reseller", "remote_id"],
+           update_fields=ANSWER_FIELDS)
+    businesses = [business.pk for business, _ in pages]
+    mark_removed(Question.objects.filter(business_id__in=businesses), seen_at=seen_at)
+    mark_removed(Answer.objects.filter(question__business_id__in=businesses), seen_at=seen_at)
+
+
+def ai_search_configuration_mirror(*, tenant: Reseller,
+                                   configuration: provider_types.AiSearchConfiguration,
+                                   seen_at: datetime) -> None:
+    themes = [{"theme": t.theme or "", "prompts": list(t.prompts)} for t in configuration.themes]
+    upsert(AiSearchConfiguration, [AiSearchConfiguration(
+        reseller=tenant, remote_id=tenant.account_number,
+        frequency=configuration.frequency or "", quota=configuration.quota,
+        billing_type=configuration.billing_type or "", themes=themes,
+        raw=dict(configuration.raw), last_seen_at=seen_at, removed_at=None,
+    )], unique_fields=["reseller", "remote_id"],
+        update_fields=["frequency", "quota", "billing_type", "themes"])
