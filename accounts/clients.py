@@ -32,5 +32,7 @@ def provider_client(*, tenant: Reseller, **options) -> ProviderClient:
         rate_limit_key=f"reseller-{tenant.pk}-{tenant.api_key_fingerprint}",
         rate_limit=(tenant.rate_limit_count, tenant.rate_limit_seconds),
         timeout=(settings.PROVIDER_CONNECT_TIMEOUT, settings.PROVIDER_READ_TIMEOUT),
+        max_retries=settings.PROVIDER_MAX_RETRIES,
+        backoff_base=settings.PROVIDER_BACKOFF_BASE_SECONDS,
         **options,
     )

@@ -38,7 +38,7 @@ from listings.mirroring import (
 )
 from media_app.mirroring import media_mirror
 from portal.outbound import UnsafeURL
-from provider import AuthError, ProviderClient, ProviderError, RateLimited, Rejected
+from provider import AuthError, ProviderClient, ProviderError, RateLimited, Rejected, Transient
 from reviews_app.mirroring import (
     competitive_ranking_mirror,
     competitor_metrics_mark_removed,
@@ -226,7 +226,8 @@ def _fetch_location(client: ProviderClient, business: Business,
             except Rejected:
                 # Q&A exists only for paid listings of active locations; others have none.
                 fetched.questions = []
-    except (AuthError, RateLimited) as exc:
+    except (AuthError, RateLimited, Transient) as exc:
+        # Retrying the whole chunk later beats recording a location as failed for a hiccup.
         fetched.fatal = exc
     except ProviderError as exc:
         fetched.error = f"{business.remote_id}: {exc}"
@@ -260,7 +261,7 @@ def sync_location_chunk(*, tenant: Reseller, run_id: int, attempt: int, first_pk
             return
     for result in results:
         if result.fatal is not None:
-            raise result.fatal  # RateLimited: the task retries the whole chunk later
+            raise result.fatal  # RateLimited or Transient: the chunk is retried later
     ok = [r for r in results if not r.error]
     seen_at = timezone.now()
     with transaction.atomic():
@@ -296,7 +297,7 @@ def sync_account_resource(*, tenant: Reseller, run_id: int, attempt: int, resour
         except AuthError as exc:
             _abort_for_rejected_key(tenant=tenant, run=run, error=exc)
             return
-        except RateLimited:
+        except (RateLimited, Transient):
             raise
         except ProviderError as exc:
             _progress(run, attempt=attempt, done=0, errors=[f"{resource}: {exc}"])

@@ -170,6 +170,8 @@ SANDBOX_ENABLED = env.bool("SANDBOX_ENABLED", default=not PRODUCTION)
 PROVIDER_ALLOW_PRIVATE_HOSTS = env.bool("PROVIDER_ALLOW_PRIVATE_HOSTS", default=not PRODUCTION)
 PROVIDER_CONNECT_TIMEOUT = env.float("PROVIDER_CONNECT_TIMEOUT", default=5.0)
 PROVIDER_READ_TIMEOUT = env.float("PROVIDER_READ_TIMEOUT", default=30.0)
+PROVIDER_MAX_RETRIES = env.int("PROVIDER_MAX_RETRIES", default=3)
+PROVIDER_BACKOFF_BASE_SECONDS = env.float("PROVIDER_BACKOFF_BASE_SECONDS", default=0.5)
 
 # Sync: locations per chunk task, concurrent provider requests per chunk, and when a run that
 # stopped reporting progress counts as dead (a new one may then start).
