@@ -27,8 +27,9 @@ demo: setup .env
 	DEBUG=1 $(BIN)/python manage.py demo_setup --port $(PORT)
 	@echo "Starting the portal on http://127.0.0.1:$(PORT)/ and a Celery worker; Ctrl-C stops both."
 	@trap 'kill 0' INT TERM EXIT; \
-	DEBUG=1 $(BIN)/celery -A portal worker --beat --loglevel INFO --concurrency 2 & \
-	DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:$(PORT) --noreload; \
+	DEBUG=1 $(BIN)/celery -A portal worker --beat --loglevel WARNING --concurrency 2 & \
+	DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:$(PORT) --noreload & \
+	DEBUG=1 $(BIN)/python manage.py demo_sync --port $(PORT); \
 	wait
 
 test: setup

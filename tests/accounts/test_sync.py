@@ -18,7 +18,8 @@ from accounts.models import Business, Reseller, SyncRun
 from listings.models import Answer, ListingSite, ListingStatusReport, Question
 from media_app.models import MediaItem
 from portal.tenancy import tenant_scope
-from reviews_app.models import Survey, SurveyResponse
+from reviews_app.models import SurveyResponse
+from reviews_app.services import survey_add
 from sandbox import models as sandbox
 from sandbox.seeding import seed_partner
 from tests.factories import ResellerFactory
@@ -50,7 +51,7 @@ def reseller(live_server):
                                rate_limit_count=1000)
     with tenant_scope(reseller):
         for survey_id in seeded["survey_ids"]:
-            Survey.objects.create(reseller=reseller, remote_id=survey_id)
+            survey_add(tenant=reseller, actor=None, remote_id=survey_id)
     return reseller
 
 

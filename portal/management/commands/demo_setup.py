@@ -5,6 +5,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import Role
 from accounts.services import membership_set, reseller_create_or_update, user_create_or_update
+from portal.tenancy import tenant_scope
+from reviews_app.services import survey_add
 
 DEMO_EMAIL = "demo@example.com"
 DEMO_PASSWORD = "demo-portal-2026"  # noqa: S105 - printed to the person running the demo
@@ -19,26 +21,35 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--port", type=int, default=8000)
         parser.add_argument("--locations", type=int, default=300)
+        parser.add_argument("--reseed", action="store_true",
+                            help="Seed the sandbox afresh even if it was seeded before.")
 
     def handle(self, *args, **options):
         if not settings.SANDBOX_ENABLED:
             raise CommandError("The demo runs on the embedded sandbox; set SANDBOX_ENABLED=1.")
+        from sandbox.auth import hash_key
+        from sandbox.models import PartnerAccount
+        from sandbox.models import Survey as SandboxSurvey
         from sandbox.seeding import seed_partner
 
-        seeded = seed_partner(api_key=DEMO_SANDBOX_KEY, locations=options["locations"], seed=1)
+        # Seeding resets the partner's data, so a restarted demo keeps what was done in it.
+        partner = PartnerAccount.objects.filter(key_hash=hash_key(DEMO_SANDBOX_KEY)).first()
+        if partner is None or partner.account_number is None or options["reseed"]:
+            seed_partner(api_key=DEMO_SANDBOX_KEY, locations=options["locations"], seed=1)
+            partner = PartnerAccount.objects.get(key_hash=hash_key(DEMO_SANDBOX_KEY))
         owner, _ = user_create_or_update(email=DEMO_EMAIL, password=DEMO_PASSWORD,
                                          full_name="Demo Owner")
         reseller, _ = reseller_create_or_update(
             actor=None, slug=DEMO_SLUG, name="Demo Agency",
-            account_number=seeded["account_number"],
+            account_number=partner.account_number,
             provider_base_url=f"http://127.0.0.1:{options['port']}/sandbox",
             api_key=DEMO_SANDBOX_KEY,
         )
         membership_set(tenant=reseller, actor=None, user=owner, role=Role.OWNER)
-        summary = {"reseller": reseller.slug, "account_number": seeded["account_number"],
-                   "sandbox_locations": len(seeded["location_numbers"])}
-        self.stdout.write(json.dumps(summary))
-        url = f"http://127.0.0.1:{options['port']}/"
-        self.stdout.write(self.style.SUCCESS(
-            f"\n  Demo ready. Open {url} and sign in with\n"
-            f"    email:    {DEMO_EMAIL}\n    password: {DEMO_PASSWORD}\n"))
+        with tenant_scope(reseller):
+            for survey in SandboxSurvey.objects.filter(partner=partner):
+                survey_add(tenant=reseller, actor=None, remote_id=survey.survey_id,
+                           name=survey.name)
+        self.stdout.write(json.dumps({"reseller": reseller.slug,
+                                      "account_number": partner.account_number,
+                                      "sandbox_locations": partner.seeded_locations}))
