@@ -13,8 +13,20 @@ MEDIA_FIELDS = ["business", "url", "category", "description", "format"]
 MediaList = tuple[Business, list[provider_types.MediaItem]]
 
 
+def media_upsert(*, tenant: Reseller, business: Business,
+                 items: Sequence[provider_types.MediaItem], seen_at: datetime) -> None:
+    """Mirror some items of one business (e.g. those an upload returned)."""
+    _upsert(tenant=tenant, lists=[(business, list(items))], seen_at=seen_at)
+
+
 def media_mirror(*, tenant: Reseller, lists: Sequence[MediaList], seen_at: datetime) -> None:
     """Mirror the complete media list of each business in `lists`."""
+    _upsert(tenant=tenant, lists=lists, seen_at=seen_at)
+    mark_removed(MediaItem.objects.filter(business_id__in=[b.pk for b, _ in lists]),
+                 seen_at=seen_at)
+
+
+def _upsert(*, tenant: Reseller, lists: Sequence[MediaList], seen_at: datetime) -> None:
     rows = [
         MediaItem(reseller=tenant, business=business, remote_id=item.media_id,
                   url=item.url or "", category=item.media_category or "",
@@ -23,5 +35,3 @@ def media_mirror(*, tenant: Reseller, lists: Sequence[MediaList], seen_at: datet
         for business, items in lists for item in items if item.media_id
     ]
     upsert(MediaItem, rows, unique_fields=["reseller", "remote_id"], update_fields=MEDIA_FIELDS)
-    mark_removed(MediaItem.objects.filter(business_id__in=[b.pk for b, _ in lists]),
-                 seen_at=seen_at)

@@ -183,6 +183,14 @@ SYNC_STALE_AFTER_SECONDS = env.int("SYNC_STALE_AFTER_SECONDS", default=900)
 SYNC_NIGHTLY_CRONTAB = env.str("SYNC_NIGHTLY_CRONTAB", default="30 2 * * *")
 SYNC_STATUS_REFRESH_MINUTES = env.int("SYNC_STATUS_REFRESH_MINUTES", default=30)
 
+# Outbox of writes to the provider: attempts before a row is marked failed, the first retry
+# delay (doubling each time), when a row left `sending` by a dead worker is sent again, and how
+# often the sweep looks for due rows.
+OUTBOX_MAX_ATTEMPTS = env.int("OUTBOX_MAX_ATTEMPTS", default=8)
+OUTBOX_RETRY_BASE_SECONDS = env.int("OUTBOX_RETRY_BASE_SECONDS", default=30)
+OUTBOX_SENDING_STALE_SECONDS = env.int("OUTBOX_SENDING_STALE_SECONDS", default=300)
+OUTBOX_SWEEP_SECONDS = env.int("OUTBOX_SWEEP_SECONDS", default=60)
+
 # Celery. Without a broker URL, kombu's filesystem transport under data/ needs no server.
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="") or "filesystem://"
 if CELERY_BROKER_URL == "filesystem://":
@@ -218,6 +226,10 @@ CELERY_BEAT_SCHEDULE = {
     "nightly-full-sync": {
         "task": "accounts.tasks.sync_all_resellers_task",
         "schedule": _crontab(SYNC_NIGHTLY_CRONTAB),
+    },
+    "outbox-sweep": {
+        "task": "portal.tasks.outbox_sweep_task",
+        "schedule": float(OUTBOX_SWEEP_SECONDS),
     },
     "listing-status-refresh": {
         "task": "accounts.tasks.sync_all_resellers_task",

@@ -25,3 +25,20 @@ def scope():
     yield enter
     for context in reversed(entered):
         context.__exit__(None, None, None)
+
+
+@pytest.fixture
+def member_client(client):
+    """Log `client` in as a member: `client, membership = member_client(role, reseller=...)`.
+
+    Without a reseller, a new one is made; pass `limited_to=business` for a subtree member.
+    """
+    from accounts.models import Role
+    from tests.factories import MembershipFactory, ResellerFactory
+
+    def log_in(role=Role.MANAGER, reseller=None, **extra):
+        membership = MembershipFactory(role=role, reseller=reseller or ResellerFactory(), **extra)
+        client.force_login(membership.user)
+        return client, membership
+
+    return log_in

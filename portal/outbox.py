@@ -1,0 +1,215 @@
+"""The transactional outbox: every write to the provider is a stored row before it is sent.
+
+`outbox_enqueue` is called inside the transaction that saves the user's change, so both commit
+or neither does; the send task is queued on commit. `outbox_send` claims a row (so two workers
+never send it twice), calls the kind's handler and records the outcome:
+
+- accepted: the provider took it; the handler's `on_accepted` applies local effects;
+- rejected: the provider refused it (its code and message are kept, shown next to the field);
+- pending again: rate limited or failing; retried with backoff by the sweep;
+- failed: still failing after `OUTBOX_MAX_ATTEMPTS`; kept, visible, and retryable by a user.
+
+When a send's outcome is unknown (a timeout after the request left), the handler's `reconcile`
+reads the provider's state back where the interface allows, instead of sending blindly again.
+
+A handler is a class with `send(client, entry) -> reply`, `on_accepted(entry, reply)` and
+optionally `reconcile(client, entry) -> reply | None`, registered in `HANDLERS` by kind.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any, Protocol
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+from django.utils.module_loading import import_string
+
+from accounts.clients import provider_client
+from accounts.credentials import CredentialError
+from accounts.models import Business, Reseller, User
+from accounts.services import audit_record
+from portal.models import OutboxEntry
+from portal.outbound import UnsafeURL
+from provider import AuthError, ProviderClient, ProviderError, RateLimited, Transient
+
+logger = logging.getLogger(__name__)
+
+Kind = OutboxEntry.Kind
+State = OutboxEntry.State
+
+HANDLERS = {
+    Kind.MEDIA_ADD: "media_app.outbox_handlers.MediaAdd",
+    Kind.LISTING_CREATE: "listings.editor.outbox_handlers.ListingCreate",
+    Kind.CUSTOM_FIELD_CREATE: "listings.outbox_handlers.CustomFieldCreate",
+    Kind.QNA_DELETE_ALL: "listings.outbox_handlers.QnaDeleteAll",
+    Kind.SUBSCRIBE: "listings.outbox_handlers.Subscribe",
+    Kind.UNSUBSCRIBE: "listings.outbox_handlers.Unsubscribe",
+    Kind.HIERARCHY_UPDATE: "accounts.outbox_handlers.HierarchyUpdate",
+}
+
+
+class OutboxHandler(Protocol):
+    def send(self, client: ProviderClient, entry: OutboxEntry) -> Any: ...
+
+    def on_accepted(self, entry: OutboxEntry, reply: Any) -> None: ...
+
+
+def handler_for(kind: str) -> OutboxHandler:
+    return import_string(HANDLERS[kind])()
+
+
+def outbox_enqueue(*, tenant: Reseller, actor: User | None, kind: str, payload: dict,
+                   business: Business | None = None, summary: str = "") -> OutboxEntry:
+    """Store a write for the provider; it is sent once the surrounding transaction commits."""
+    if kind not in HANDLERS:
+        raise ValueError(f"No outbox handler for {kind!r}.")
+    entry = OutboxEntry.objects.create(reseller=tenant, kind=kind, payload=payload,
+                                       business=business, summary=summary[:255],
+                                       created_by=actor)
+    audit_record(tenant=tenant, actor=actor, action=f"outbox.{kind}.queued", obj=entry,
+                 summary={"summary": summary[:255],
+                          "business": getattr(business, "remote_id", None)})
+    transaction.on_commit(lambda: _queue_send(tenant.pk, entry.pk))
+    return entry
+
+
+def _queue_send(reseller_id: int, entry_id: int) -> None:
+    from portal.tasks import outbox_send_task
+
+    try:
+        outbox_send_task.delay(reseller_id=reseller_id, entry_id=entry_id)
+    except Exception:  # noqa: BLE001 - the broker is down: the sweep sends the row later
+        logger.warning("outbox %s: could not queue its send; the sweep will pick it up",
+                       entry_id, exc_info=True)
+
+
+def _claim(entry_id: int) -> bool:
+    """Move a due row to `sending`; only one worker can win the claim."""
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.OUTBOX_SENDING_STALE_SECONDS)
+    return bool(OutboxEntry.objects.filter(pk=entry_id).filter(
+        Q(state=State.PENDING, next_attempt_at__lte=now)
+        | Q(state=State.SENDING, claimed_at__lt=stale)
+    ).update(state=State.SENDING, claimed_at=now, attempts=F("attempts") + 1))
+
+
+def outbox_send(*, tenant: Reseller, entry_id: int) -> OutboxEntry | None:
+    """Send one row if it is due; returns it in its new state, or None if it was not due."""
+    if not _claim(entry_id):
+        return None
+    entry = OutboxEntry.objects.select_related("business").get(pk=entry_id)
+    handler = handler_for(entry.kind)
+    try:
+        client = provider_client(tenant=tenant)
+    except (CredentialError, UnsafeURL) as exc:
+        return _fail(entry, message=str(exc))
+    with client:
+        try:
+            reply = handler.send(client, entry)
+        except Transient as exc:
+            if exc.outcome_unknown and hasattr(handler, "reconcile"):
+                reply = _reconcile(handler, client, entry, exc)
+                if reply is None:
+                    return _retry_later(entry, exc)
+            else:
+                return _retry_later(entry, exc)
+        except RateLimited as exc:
+            return _retry_later(entry, exc)
+        except AuthError as exc:
+            Reseller.objects.filter(pk=tenant.pk).update(status=Reseller.Status.KEY_REJECTED)
+            return _fail(entry, message=f"The provider rejected the API key (code {exc.code}).")
+        except ProviderError as exc:
+            return _finish(entry, State.REJECTED, code=exc.code, message=exc.message)
+    return _accept(entry, handler, reply)
+
+
+def _reconcile(handler, client, entry: OutboxEntry, exc: Transient):
+    try:
+        return handler.reconcile(client, entry)
+    except ProviderError:
+        logger.info("outbox %s: reconciling after %s failed too", entry.pk, exc)
+        return None
+
+
+def _jsonable(reply: Any) -> Any:
+    if reply is None:
+        return None
+    if isinstance(reply, list):
+        return [_jsonable(item) for item in reply]
+    raw = getattr(reply, "raw", reply)
+    return dict(raw) if hasattr(raw, "items") else raw
+
+
+def _accept(entry: OutboxEntry, handler: OutboxHandler, reply: Any) -> OutboxEntry:
+    with transaction.atomic():
+        entry.state = State.ACCEPTED
+        entry.provider_reply = _jsonable(reply)
+        entry.finished_at = timezone.now()
+        entry.last_error = ""
+        entry.save(update_fields=["state", "provider_reply", "finished_at", "last_error",
+                                  "updated_at"])
+        handler.on_accepted(entry, reply)
+        audit_record(tenant=entry.reseller, actor=None, action=f"outbox.{entry.kind}.accepted",
+                     obj=entry, summary={"summary": entry.summary})
+    return entry
+
+
+def _finish(entry: OutboxEntry, state: str, *, code: int | None, message: str) -> OutboxEntry:
+    entry.state = state
+    entry.provider_code = code
+    entry.provider_message = message
+    entry.finished_at = timezone.now()
+    entry.save(update_fields=["state", "provider_code", "provider_message", "finished_at",
+                              "updated_at"])
+    audit_record(tenant=entry.reseller, actor=None, action=f"outbox.{entry.kind}.{state}",
+                 obj=entry, summary={"code": code, "message": message[:500]})
+    return entry
+
+
+def _fail(entry: OutboxEntry, *, message: str) -> OutboxEntry:
+    return _finish(entry, State.FAILED, code=None, message=message)
+
+
+def _retry_later(entry: OutboxEntry, exc: ProviderError) -> OutboxEntry:
+    if entry.attempts >= settings.OUTBOX_MAX_ATTEMPTS:
+        return _finish(entry, State.FAILED, code=exc.code,
+                       message=f"Gave up after {entry.attempts} attempts: {exc.message}")
+    delay = exc.retry_after or min(3600, settings.OUTBOX_RETRY_BASE_SECONDS
+                                   * 2 ** (entry.attempts - 1))
+    entry.state = State.PENDING
+    entry.next_attempt_at = timezone.now() + timedelta(seconds=delay)
+    entry.last_error = str(exc)[:1000]
+    entry.save(update_fields=["state", "next_attempt_at", "last_error", "updated_at"])
+    return entry
+
+
+def outbox_retry(*, tenant: Reseller, actor: User | None, entry: OutboxEntry) -> OutboxEntry:
+    """A user sends a failed or rejected row again."""
+    if entry.state not in (State.FAILED, State.REJECTED):
+        raise ValueError("Only failed or rejected changes can be sent again.")
+    with transaction.atomic():
+        entry.state = State.PENDING
+        entry.attempts = 0
+        entry.next_attempt_at = timezone.now()
+        entry.provider_code = None
+        entry.provider_message = ""
+        entry.finished_at = None
+        entry.save()
+        audit_record(tenant=tenant, actor=actor, action=f"outbox.{entry.kind}.retried",
+                     obj=entry, summary={"summary": entry.summary})
+        transaction.on_commit(lambda: _queue_send(tenant.pk, entry.pk))
+    return entry
+
+
+def outbox_due(*, tenant: Reseller):
+    """Rows to send now: due pending rows, and rows a dead worker left `sending`."""
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.OUTBOX_SENDING_STALE_SECONDS)
+    return OutboxEntry.objects.filter(reseller=tenant).filter(
+        Q(state=State.PENDING, next_attempt_at__lte=now)
+        | Q(state=State.SENDING, claimed_at__lt=stale)
+    ).order_by("created_at")
