@@ -37,3 +37,14 @@ def test_production_passes_the_deployment_checks():
     result = run_manage("check", "--deploy", "--fail-level", "WARNING",
                         extra_env=PRODUCTION_ENV)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_sandbox_is_not_mounted_in_production_unless_asked():
+    probe = ("from django.urls import resolve, Resolver404\n"
+             "try:\n    resolve('/sandbox/openapi.json'); print('mounted')\n"
+             "except Resolver404:\n    print('absent')\n")
+    absent = run_manage("shell", "-c", probe, extra_env=PRODUCTION_ENV)
+    assert absent.stdout.strip().splitlines()[-1] == "absent", absent.stderr
+    mounted = run_manage("shell", "-c", probe,
+                         extra_env={**PRODUCTION_ENV, "SANDBOX_ENABLED": "1"})
+    assert mounted.stdout.strip().splitlines()[-1] == "mounted", mounted.stderr

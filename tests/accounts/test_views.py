@@ -99,3 +99,25 @@ def test_sign_in_and_failed_sign_in_are_audited(client):
     assert failed.summary["email"] == membership.user.email
     assert "nope" not in str(failed.summary)
     assert AuditEvent.unscoped.get(action="auth.signed_in").actor == membership.user
+
+
+def test_password_reset_sends_a_link_that_sets_a_new_password(client, mailoutbox):
+    import re
+
+    membership = MembershipFactory()
+    response = client.post(reverse("password_reset"), {"email": membership.user.email})
+    assert response.status_code == 302
+    assert len(mailoutbox) == 1
+    link = re.search(r"/accounts/reset/\S+/\S+/", mailoutbox[0].body).group(0)
+    form_url = client.get(link).url  # Django swaps the token for a session-held one
+    response = client.post(form_url, {"new_password1": "a-brand-new-passphrase",
+                                      "new_password2": "a-brand-new-passphrase"})
+    assert response.status_code == 302
+    membership.user.refresh_from_db()
+    assert membership.user.check_password("a-brand-new-passphrase")
+
+
+def test_password_reset_for_an_unknown_address_reveals_nothing(client, mailoutbox):
+    response = client.post(reverse("password_reset"), {"email": "nobody@example.com"})
+    assert response.status_code == 302
+    assert mailoutbox == []
