@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Q, QuerySet, Sum
 from django.http import Http404
 
-from accounts.models import AuditEvent, Business, Membership, Reseller, User
+from accounts.filtersets import BusinessFilterSet, with_synced_percent
+from accounts.models import AuditEvent, Business, HierarchyMapping, Membership, Reseller, User
+from listings.models import ListingSite, ListingStatusReport
+from portal.models import OutboxEntry
 
 
 def membership_for_entry(*, user: User, slug: str) -> Membership:
@@ -39,7 +45,15 @@ def membership_list_for_user(*, user: User) -> QuerySet[Membership]:
 
 def business_list(*, tenant: Reseller, membership: Membership | None = None) -> QuerySet[Business]:
     """Businesses of the tenant that the member may see (their subtree when limited)."""
-    queryset = Business.objects.filter(reseller=tenant, removed_at__isnull=True)
+    return business_list_visible(tenant=tenant, membership=membership).filter(
+        removed_at__isnull=True)
+
+
+def business_list_visible(*, tenant: Reseller,
+                          membership: Membership | None = None) -> QuerySet[Business]:
+    """Like `business_list`, removed businesses included: the base of the filtered list, whose
+    `removed` filter decides whether they show."""
+    queryset = Business.objects.filter(reseller=tenant)
     if membership is not None and membership.limited_to_id is not None:
         queryset = queryset.filter(membership.limited_to.subtree_q())
     return queryset
@@ -59,3 +73,213 @@ def membership_list(*, tenant: Reseller) -> QuerySet[Membership]:
 
 def audit_event_list(*, tenant: Reseller) -> QuerySet[AuditEvent]:
     return AuditEvent.objects.filter(reseller=tenant).select_related("actor")
+
+
+# -- the businesses list, its export and its tree ----------------------------------------------
+
+
+def business_filter_choices(*, tenant: Reseller,
+                            membership: Membership | None) -> tuple[list[str], list[str]]:
+    """The business types and countries present among what the member may see (one query)."""
+    pairs = (business_list(tenant=tenant, membership=membership).order_by()
+             .values_list("type", "country_code").distinct())
+    types, countries = set(), set()
+    for type_, country in pairs:
+        types.add(type_)
+        if country:
+            countries.add(country)
+    return sorted(t for t in types if t), sorted(countries)
+
+
+def business_filterset(*, tenant: Reseller, membership: Membership | None,
+                       params: Mapping | None, with_choices: bool = True) -> BusinessFilterSet:
+    """The FilterSet of the businesses list over what the member may see; its `.qs` is the
+    filtered, sorted list with each business's status report joined in (no N+1)."""
+    base = with_synced_percent(
+        business_list_visible(tenant=tenant, membership=membership)
+        .select_related("status_report"))
+    types = countries = None
+    if with_choices:
+        types, countries = business_filter_choices(tenant=tenant, membership=membership)
+    # Always bound, even to no parameters: the defaults (hide removed, sort by name) apply then.
+    return BusinessFilterSet(params if params is not None else {}, queryset=base,
+                             type_choices=types, country_choices=countries)
+
+
+def business_list_filtered(*, tenant: Reseller, membership: Membership | None,
+                           params: Mapping | None) -> QuerySet[Business]:
+    """The filtered list; parameters that do not validate are ignored (the form shows why)."""
+    return business_filterset(tenant=tenant, membership=membership, params=params,
+                              with_choices=False).qs
+
+
+@dataclass
+class TreeNode:
+    """A reseller, sub-reseller, enterprise (or custom container) with its location counts."""
+
+    pk: int | None
+    remote_id: int | None
+    name: str
+    type: str
+    status: str = ""
+    depth: int = 0
+    direct_locations: int = 0
+    locations: int = 0
+    needs_action: int = 0
+    children: list[TreeNode] = field(default_factory=list)
+
+    @property
+    def type_label(self) -> str:
+        if self.pk is None:
+            return "Your account"
+        if self.type == Business.Type.RESELLER:
+            return "Sub-reseller"  # every reseller row is under the tenant's own account
+        return dict(Business.Type.choices).get(self.type, self.type)
+
+
+def business_tree(*, tenant: Reseller, membership: Membership | None) -> TreeNode:
+    """The containers of the member's part of the tree with the locations under each.
+
+    Two queries whatever the size: the containers, and the locations counted per parent; the
+    totals roll up in Python along the containers (far fewer than locations). Locations
+    themselves are not listed: each node links to the filtered list.
+    """
+    visible = business_list(tenant=tenant, membership=membership)
+    limited_to = membership.limited_to if membership is not None else None
+    root = TreeNode(pk=None, remote_id=None, name=tenant.name, type=Business.Type.RESELLER,
+                    depth=-1)
+    nodes: dict[int, TreeNode] = {}
+    containers = (visible.exclude(type=Business.Type.BUSINESS).order_by("depth", "name")
+                  .values_list("pk", "remote_id", "name", "type", "status", "depth",
+                               "parent_id"))
+    parent_of: dict[int, int | None] = {}
+    for pk, remote_id, name, type_, status, depth, parent_id in containers:
+        nodes[pk] = TreeNode(pk=pk, remote_id=remote_id, name=name, type=type_, status=status,
+                             depth=depth)
+        parent_of[pk] = parent_id
+    counts = (visible.filter(type=Business.Type.BUSINESS).order_by().values("parent_id")
+              .annotate(n=Count("pk"), needs=Count("pk", filter=Q(
+                  status_report__needs_action=True))))
+    for row in counts:
+        node = nodes.get(row["parent_id"], root)
+        node.direct_locations += row["n"]
+        node.locations += row["n"]
+        node.needs_action += row["needs"]
+    # Deepest first, so that each node's total is complete before it is added to its parent.
+    for pk in sorted(nodes, key=lambda pk: -nodes[pk].depth):
+        node = nodes[pk]
+        parent = nodes.get(parent_of[pk], root)
+        parent.locations += node.locations
+        parent.needs_action += node.needs_action
+        parent.children.append(node)
+    order = {Business.Type.RESELLER: 0, Business.Type.ENTERPRISE_LOCATION: 1,
+             Business.Type.ENTERPRISE_PRODUCT: 2}
+    for node in [root, *nodes.values()]:
+        node.children.sort(key=lambda child: (order.get(child.type, 3), child.name.lower()))
+    if limited_to is not None and limited_to.pk in nodes:
+        # A member limited to one container: their container is the root.
+        return nodes[limited_to.pk]
+    return root
+
+
+def business_name_get(*, tenant: Reseller, membership: Membership | None,
+                      remote_id: int) -> str:
+    """The name of a business the member may see, or "" (for labels such as "under X")."""
+    return (business_list_visible(tenant=tenant, membership=membership)
+            .filter(remote_id=remote_id).values_list("name", flat=True).first() or "")
+
+
+def business_export_rows(*, queryset: QuerySet[Business]):
+    """The columns of the CSV export, fetched in chunks (no model instances)."""
+    return queryset.values_list(
+        "remote_id", "name", "alias", "type", "status", "address1", "address2", "city",
+        "state", "zip", "country_code", "phone", "parent__remote_id",
+        "status_report__location_status", "status_report__total_sites",
+        "status_report__synced_count", "status_report__submitted_count",
+        "status_report__need_updates_count", "status_report__opted_out_count",
+        "status_report__not_connected_count", "status_report__needs_action",
+        "status_report__last_seen_at", "removed_at",
+    ).iterator(chunk_size=2000)
+
+
+# -- one business ------------------------------------------------------------------------------
+
+
+def business_detail_get(*, tenant: Reseller, membership: Membership | None,
+                        remote_id: int) -> Business:
+    """A business the member may see, removed ones included (their pages say so), or 404.
+
+    When its parent is outside the member's subtree the parent is hidden from the page."""
+    business = (business_list_visible(tenant=tenant, membership=membership)
+                .select_related("parent", "status_report").filter(remote_id=remote_id).first())
+    if business is None:
+        raise Http404("No such business.")
+    limited_to = membership.limited_to if membership is not None else None
+    if business.parent is not None and limited_to is not None and not (
+            business.parent.tree_path.startswith(limited_to.tree_path)):
+        # In memory only: parent_id is untouched, so a save would not change it.
+        Business._meta.get_field("parent").set_cached_value(business, None)
+    return business
+
+
+def listing_site_list(*, tenant: Reseller, business: Business):
+    return ListingSite.objects.filter(reseller=tenant, business=business,
+                                      removed_at__isnull=True).order_by("site_name", "site_id")
+
+
+HEALTH_FIELDS = {
+    "synced": "synced_count", "submitted": "submitted_count",
+    "need_updates": "need_updates_count", "opted_out": "opted_out_count",
+    "not_connected": "not_connected_count", "total_sites": "total_sites",
+}
+
+
+def listing_health(*, locations: QuerySet[Business]) -> dict[str, int]:
+    """Sums of the status reports of `locations`, one aggregate query: site counts per state,
+    how many locations have a report and how many need action."""
+    reports = ListingStatusReport.objects.filter(
+        removed_at__isnull=True, business__in=locations.filter(type=Business.Type.BUSINESS))
+    totals = reports.aggregate(
+        **{key: Sum(column) for key, column in HEALTH_FIELDS.items()},
+        reports=Count("pk"), needs_action=Count("pk", filter=Q(needs_action=True)),
+    )
+    return {key: value or 0 for key, value in totals.items()}
+
+
+def business_children_summary(*, tenant: Reseller, membership: Membership | None,
+                              business: Business, limit: int = 50) -> dict:
+    """What is under a reseller or enterprise: locations by status, their listing health and
+    the first direct children (three queries)."""
+    under = (business_list(tenant=tenant, membership=membership)
+             .filter(business.subtree_q()).exclude(pk=business.pk))
+    by_status = dict(under.filter(type=Business.Type.BUSINESS).order_by().values_list("status")
+                     .annotate(n=Count("pk")))
+    children = list(under.filter(parent=business).select_related("status_report")
+                    .order_by("name", "pk")[:limit + 1])
+    return {
+        "locations_by_status": by_status,
+        "location_count": sum(by_status.values()),
+        "health": listing_health(locations=under),
+        "children": children[:limit],
+        "more_children": len(children) > limit,
+    }
+
+
+def listing_refresh_latest(*, tenant: Reseller, business: Business) -> AuditEvent | None:
+    """The latest refresh of the business's status report asked for, done or failed."""
+    return (AuditEvent.objects.filter(reseller=tenant, object_type="accounts.business",
+                                      object_id=str(business.pk),
+                                      action__startswith="listing_status.refresh")
+            .order_by("-created_at", "-id").first())
+
+
+def hierarchy_level_list(*, tenant: Reseller, business: Business) -> QuerySet[HierarchyMapping]:
+    return HierarchyMapping.objects.filter(reseller=tenant, business=business).order_by(
+        "level_name")
+
+
+def hierarchy_latest_update(*, tenant: Reseller, business: Business):
+    """The latest hierarchy change sent (or being sent) to the provider for this business."""
+    return (OutboxEntry.objects.filter(reseller=tenant, business=business,
+                                       kind=OutboxEntry.Kind.HIERARCHY_UPDATE)
+            .order_by("-created_at", "-id").first())

@@ -1,11 +1,19 @@
 from django.urls import path
 
-from portal.placeholders import PlaceholderView
+from accounts import settings_views, sync_views
 
 urlpatterns = [
-    path("sync/", PlaceholderView.as_view(), name="sync_run_list"),
-    path("sync/<int:pk>/", PlaceholderView.as_view(), name="sync_run_detail"),
-    path("settings/", PlaceholderView.as_view(), name="settings_connection"),
-    path("settings/members/", PlaceholderView.as_view(), name="settings_members"),
-    path("settings/audit/", PlaceholderView.as_view(), name="settings_audit"),
+    path("sync/", sync_views.SyncRunListView.as_view(), name="sync_run_list"),
+    path("sync/<int:pk>/", sync_views.SyncRunDetailView.as_view(), name="sync_run_detail"),
+    path("sync/<int:pk>/progress.json", sync_views.SyncRunProgressView.as_view(),
+         name="sync_run_progress"),
+    path("settings/", settings_views.ConnectionView.as_view(), name="settings_connection"),
+    path("settings/test/", settings_views.TestConnectionView.as_view(),
+         name="settings_test_connection"),
+    path("settings/members/", settings_views.MemberListView.as_view(), name="settings_members"),
+    path("settings/members/<int:pk>/", settings_views.MemberEditView.as_view(),
+         name="settings_member_edit"),
+    path("settings/members/<int:pk>/remove/", settings_views.MemberRemoveView.as_view(),
+         name="settings_member_remove"),
+    path("settings/audit/", settings_views.AuditLogView.as_view(), name="settings_audit"),
 ]

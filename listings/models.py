@@ -1,9 +1,12 @@
 """Mirrors of the provider's listing data: status reports and sites, categories, custom fields,
-Q&A, the AI-search configuration and webhook subscriptions."""
+Q&A, the AI-search configuration and webhook subscriptions; and the listing editor's versions."""
 
+from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
-from portal.models import Mirrored
+from portal.models import Mirrored, OutboxEntry
+from portal.tenancy import TenantOwned
 
 
 class ListingStatusReport(Mirrored):
@@ -181,3 +184,48 @@ class Subscription(Mirrored):
 
     def __str__(self) -> str:
         return f"{self.event_name} → {self.webhook_url}"
+
+
+class ListingVersion(TenantOwned):
+    """One change of a location's listing made in the editor, and what became of it.
+
+    `document` is the whole listing as it stands once this version is accepted (the last
+    accepted listing with this change merged in, as the provider merges it); `payload` is the
+    create-listing body that was sent, holding only what changed. Its progress is the outbox
+    row's state; `accepted_at` is set when the provider accepted it, which makes it the
+    listing's last accepted version (the one the next change is compared with).
+    """
+
+    business = models.ForeignKey("accounts.Business", on_delete=models.CASCADE,
+                                 related_name="listing_versions")
+    number = models.PositiveIntegerField(help_text="1, 2, 3... per business.")
+    document = models.JSONField(default=dict)
+    payload = models.JSONField(default=dict, help_text="The create-listing body sent.")
+    summary = models.CharField(max_length=255, blank=True, help_text="What changed.")
+    outbox_entry = models.OneToOneField("portal.OutboxEntry", null=True, blank=True,
+                                        on_delete=models.SET_NULL,
+                                        related_name="listing_version")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    accepted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["reseller", "business", "number"],
+                                               name="listing_version_unique_number")]
+        indexes = [models.Index(fields=["reseller", "business", "accepted_at"])]
+        ordering = ["-number"]
+
+    def __str__(self) -> str:
+        return f"Listing version {self.number} of {self.business_id}"
+
+    @property
+    def state(self) -> str:
+        """pending, sending, accepted, rejected or failed (the outbox row's state)."""
+        if self.accepted_at is not None:
+            return OutboxEntry.State.ACCEPTED
+        return self.outbox_entry.state if self.outbox_entry else OutboxEntry.State.FAILED
+
+    @property
+    def is_open(self) -> bool:
+        return self.state in OutboxEntry.OPEN_STATES

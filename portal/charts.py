@@ -26,6 +26,11 @@ class Segment:
     color: str = PALETTE["info"]
 
 
+def _n(value: float, places: int = 2) -> str:
+    """A number as text: format_html escapes its arguments to strings before formatting."""
+    return f"{value:.{places}f}"
+
+
 def _describe(title: str, segments: Sequence[Segment]) -> str:
     return f"{title}: " + ", ".join(f"{s.label} {s.value:g}" for s in segments)
 
@@ -42,11 +47,12 @@ def bar_chart(segments: Sequence[Segment], *, title: str, width: int = 480,
         length = plot * segment.value / top
         rows.append(format_html(
             '<text x="{}" y="{}" text-anchor="end" class="chart-label">{}</text>'
-            '<rect x="{}" y="{}" width="{:.1f}" height="{}" rx="3" fill="{}"></rect>'
-            '<text x="{:.1f}" y="{}" class="chart-value">{}</text>',
-            label_width - 8, y + bar_height * 0.65, segment.label,
-            label_width, y + 3, max(length, 0), bar_height - 8, segment.color,
-            label_width + length + 6, y + bar_height * 0.65, f"{segment.value:g}",
+            '<rect x="{}" y="{}" width="{}" height="{}" rx="3" fill="{}"></rect>'
+            '<text x="{}" y="{}" class="chart-value">{}</text>',
+            label_width - 8, _n(y + bar_height * 0.65, 1), segment.label,
+            label_width, y + 3, _n(max(length, 0), 1), bar_height - 8, segment.color,
+            _n(label_width + length + 6, 1), _n(y + bar_height * 0.65, 1),
+            f"{segment.value:g}",
         ))
     return format_html(
         '<svg class="chart" role="img" aria-label="{}" viewBox="0 0 {} {}" width="100%" '
@@ -64,14 +70,13 @@ def stacked_bar(segments: Sequence[Segment], *, title: str, width: int = 480,
         part = width * segment.value / total
         if part > 0:
             parts.append(format_html(
-                '<rect x="{:.2f}" y="0" width="{:.2f}" height="{}" fill="{}">'
-                '<title>{}: {:g}</title></rect>',
-                x, part, height, segment.color, segment.label, segment.value))
+                '<rect x="{}" y="0" width="{}" height="{}" fill="{}"><title>{}: {}</title></rect>',
+                _n(x), _n(part), height, segment.color, segment.label, f"{segment.value:g}"))
         x += part
     legend = format_html_join(
-        "", '<text x="{}" y="{}" class="chart-label"><tspan fill="{}">■</tspan> {} {:g}</text>',
-        ((8 + (i % 3) * (width // 3), height + 18 + (i // 3) * 18, s.color, s.label, s.value)
-         for i, s in enumerate(segments)),
+        "", '<text x="{}" y="{}" class="chart-label"><tspan fill="{}">■</tspan> {} {}</text>',
+        ((8 + (i % 3) * (width // 3), height + 18 + (i // 3) * 18, s.color, s.label,
+          f"{s.value:g}") for i, s in enumerate(segments)),
     )
     full_height = height + 10 + 18 * math.ceil(len(segments) / 3)
     return format_html(
@@ -89,21 +94,22 @@ def donut(segments: Sequence[Segment], *, title: str, size: int = 160,
     radius, stroke = size / 2 - 12, 22
     circumference = 2 * math.pi * radius
     offset, arcs = 0.0, []
+    middle = _n(size / 2, 1)
     for segment in segments:
         if total and segment.value:
             length = circumference * segment.value / total
             arcs.append(format_html(
-                '<circle r="{:.2f}" cx="{}" cy="{}" fill="none" stroke="{}" stroke-width="{}" '
-                'stroke-dasharray="{:.2f} {:.2f}" stroke-dashoffset="{:.2f}" '
-                'transform="rotate(-90 {} {})"><title>{}: {:g}</title></circle>',
-                radius, size / 2, size / 2, segment.color, stroke, length,
-                circumference - length, -offset, size / 2, size / 2, segment.label,
-                segment.value))
+                '<circle r="{}" cx="{}" cy="{}" fill="none" stroke="{}" stroke-width="{}" '
+                'stroke-dasharray="{} {}" stroke-dashoffset="{}" '
+                'transform="rotate(-90 {} {})"><title>{}: {}</title></circle>',
+                _n(radius), middle, middle, segment.color, stroke, _n(length),
+                _n(circumference - length), _n(-offset), middle, middle, segment.label,
+                f"{segment.value:g}"))
             offset += length
     if not arcs:
         arcs.append(format_html(
-            '<circle r="{:.2f}" cx="{}" cy="{}" fill="none" stroke="#dde1e7" '
-            'stroke-width="{}"></circle>', radius, size / 2, size / 2, stroke))
+            '<circle r="{}" cx="{}" cy="{}" fill="none" stroke="#dde1e7" '
+            'stroke-width="{}"></circle>', _n(radius), middle, middle, stroke))
     return format_html(
         '<svg class="chart donut" role="img" aria-label="{}" viewBox="0 0 {} {}" width="{}">'
         '<title>{}</title>{}<text x="50%" y="52%" text-anchor="middle" class="chart-center">'

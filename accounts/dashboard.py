@@ -1,0 +1,145 @@
+"""The reseller dashboard: a few aggregate queries over what the member may see, and its charts.
+
+Every figure is computed from `business_list` (so a member limited to a subtree sees the totals
+of their subtree only) with aggregates whose number does not depend on the number of rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.db.models import Count
+from django.utils.safestring import SafeString
+
+from accounts.models import Business, Membership, Reseller, SyncRun
+from accounts.selectors import business_list, listing_health
+from portal.charts import PALETTE, Segment, bar_chart, donut
+from reviews_app.models import ReviewCount
+
+NEEDS_ACTION_SHOWN = 10
+SYNC_RUNS_SHOWN = 5
+STATUS_COLORS = {Business.Status.ACTIVE: PALETTE["ok"], Business.Status.DEMO: PALETTE["info"],
+                 Business.Status.INACTIVE: PALETTE["muted"]}  # in the order shown
+
+
+def health_segments(health: dict[str, int]) -> list[Segment]:
+    """The five listing states of sites, in the provider's order, for a chart."""
+    return [
+        Segment("Synced", health.get("synced", 0), PALETTE["ok"]),
+        Segment("Submitted", health.get("submitted", 0), PALETTE["info"]),
+        Segment("Needs update", health.get("need_updates", 0), PALETTE["warn"]),
+        Segment("Opted out", health.get("opted_out", 0), PALETTE["muted"]),
+        Segment("Not connected", health.get("not_connected", 0), PALETTE["bad"]),
+    ]
+
+
+def status_segments(by_status: dict[str, int]) -> list[Segment]:
+    labels = dict(Business.Status.choices)
+    known = [Segment(labels[value], by_status.get(value, 0), color)
+             for value, color in STATUS_COLORS.items()]
+    other = sum(n for status, n in by_status.items() if status not in labels)
+    return known + ([Segment("Other", other, PALETTE["extra"])] if other else [])
+
+
+@dataclass
+class Reviews:
+    review_count: int
+    average_rating: Decimal | None
+    count_by_rating: dict[str, int] = field(default_factory=dict)
+    last_seen_at: object = None
+
+
+@dataclass
+class Dashboard:
+    location_count: int
+    container_count: int
+    locations_by_status: dict[str, int]
+    health: dict[str, int]
+    reviews: Reviews | None
+    sync_runs: list[SyncRun]
+    needs_action: list[Business]
+
+    @property
+    def business_count(self) -> int:
+        return self.location_count + self.container_count
+
+    @property
+    def synced_percent(self) -> int | None:
+        total = self.health.get("total_sites") or 0
+        return round(100 * self.health.get("synced", 0) / total) if total else None
+
+    @property
+    def status_legend(self) -> list[tuple[str, str, int, str]]:
+        """(status value, label, count, colour) for the legend, whose entries link to the
+        filtered list."""
+        values = {label: value for value, label in Business.Status.choices}
+        return [(values.get(s.label, ""), s.label, int(s.value), s.color)
+                for s in status_segments(self.locations_by_status)]
+
+    @property
+    def health_legend(self) -> list[tuple[Segment, int]]:
+        """Each site state with its share of all sites, in percent."""
+        total = sum(s.value for s in health_segments(self.health)) or 1
+        return [(s, round(100 * s.value / total)) for s in health_segments(self.health)]
+
+    @property
+    def status_chart(self) -> SafeString:
+        return donut(status_segments(self.locations_by_status), title="Locations by status",
+                     center_text=str(self.location_count))
+
+    @property
+    def health_chart(self) -> SafeString:
+        percent = self.synced_percent
+        return donut(health_segments(self.health), title="Listing sites of all locations by state",
+                     center_text=f"{percent}%" if percent is not None else "–")
+
+    @property
+    def rating_chart(self) -> SafeString | None:
+        if self.reviews is None or not self.reviews.count_by_rating:
+            return None
+        segments = [Segment(f"{rating} ★", self.reviews.count_by_rating.get(str(rating), 0),
+                            PALETTE["ok"] if rating >= 4 else
+                            PALETTE["warn"] if rating == 3 else PALETTE["bad"])
+                    for rating in (5, 4, 3, 2, 1)]
+        return bar_chart(segments, title="Reviews by rating", label_width=60)
+
+
+def _reviews(*, tenant: Reseller, membership: Membership | None) -> Reviews | None:
+    """The account's review counts; a member limited to a subtree gets their subtree's root's
+    counts when the provider gave some, never the whole account's."""
+    limited_to = membership.limited_to if membership is not None else None
+    remote_id = limited_to.remote_id if limited_to is not None else tenant.account_number
+    row = ReviewCount.objects.filter(reseller=tenant, remote_id=remote_id,
+                                     removed_at__isnull=True).first()
+    if row is None:
+        return None
+    return Reviews(review_count=row.review_count, average_rating=row.average_rating,
+                   count_by_rating=dict(row.count_by_rating or {}),
+                   last_seen_at=row.last_seen_at)
+
+
+def dashboard_summary(*, tenant: Reseller, membership: Membership | None) -> Dashboard:
+    visible = business_list(tenant=tenant, membership=membership)
+    by_status: dict[str, int] = {}
+    containers = 0
+    for type_, status, count in (visible.order_by().values_list("type", "status")
+                                 .annotate(n=Count("pk"))):
+        if type_ == Business.Type.BUSINESS:
+            by_status[status] = by_status.get(status, 0) + count
+        else:
+            containers += count
+    needs_action = list(
+        visible.filter(type=Business.Type.BUSINESS, status_report__needs_action=True)
+        .select_related("status_report")
+        .order_by("-status_report__need_updates_count", "name", "pk")[:NEEDS_ACTION_SHOWN])
+    return Dashboard(
+        location_count=sum(by_status.values()),
+        container_count=containers,
+        locations_by_status=by_status,
+        health=listing_health(locations=visible),
+        reviews=_reviews(tenant=tenant, membership=membership),
+        sync_runs=list(SyncRun.objects.filter(reseller=tenant)
+                       .order_by("-created_at", "-id")[:SYNC_RUNS_SHOWN]),
+        needs_action=needs_action,
+    )

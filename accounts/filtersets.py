@@ -1,0 +1,184 @@
+"""Filters of the businesses list: one FilterSet behind the UI list, the CSV export and the API.
+
+The FilterSet never widens what it is given: the selector hands it the businesses the member may
+see (the tenant, and their subtree when limited), and every filter only narrows that.
+"""
+
+from __future__ import annotations
+
+import django_filters
+from django import forms
+from django.db.models import Case, F, FloatField, Q, QuerySet, Value, When
+from django.db.models.functions import Cast
+
+from accounts.models import Business
+
+# The provider's location statuses (interface.md, location listing status report).
+LISTING_STATUS_CHOICES = [
+    ("Published", "Published"),
+    ("Scan State", "Scan state"),
+    ("Disabled", "Disabled"),
+    ("none", "No status report yet"),
+]
+REMOVED_CHOICES = [
+    ("include", "Current and removed"),
+    ("only", "Removed only"),
+]
+YES_NO = [("true", "Yes"), ("false", "No")]
+
+
+def with_synced_percent(queryset: QuerySet[Business]) -> QuerySet[Business]:
+    """Annotate `synced_percent` (None without a report or sites), for showing and sorting."""
+    return queryset.annotate(synced_percent=Case(
+        When(status_report__total_sites__gt=0,
+             then=Cast(F("status_report__synced_count"), FloatField()) * Value(100.0)
+             / Cast(F("status_report__total_sites"), FloatField())),
+        default=None, output_field=FloatField(),
+    ))
+
+
+BIGINT_MAX = 2**63 - 1
+
+
+class IntegerFilter(django_filters.NumberFilter):
+    """A whole number (business numbers are integers; no decimals, no exponents)."""
+
+    field_class = forms.IntegerField
+
+
+class NullsLastOrderingFilter(django_filters.OrderingFilter):
+    """Ordering from a whitelist, missing values last either way, the primary key breaking ties
+    so that pages are stable."""
+
+    def filter(self, qs, value):
+        params = [param for param in (value or []) if param]
+        if not params:
+            return qs
+        ordering = []
+        for param in params:
+            descending = param.startswith("-")
+            field = self.param_map[param.lstrip("-")]
+            expression = F(field)
+            ordering.append(expression.desc(nulls_last=True) if descending
+                            else expression.asc(nulls_last=True))
+        return qs.order_by(*ordering, "pk")
+
+
+class BusinessFilterSet(django_filters.FilterSet):
+    """Search, filters and sorting of businesses. Build it with the queryset of businesses the
+    member may see, removed ones included (`business_list_visible`); without the `removed`
+    filter only current businesses are listed."""
+
+    q = django_filters.CharFilter(
+        method="filter_search", label="Search",
+        help_text="Name, alias, city or business number.",
+        widget=forms.TextInput(attrs={"type": "search", "placeholder": "Name, alias, city, id"}))
+    # Plain exact matches, so that the API accepts any type (custom hierarchy types exist) and
+    # any country; the UI turns them into drop-downs of the values present (see __init__).
+    type = django_filters.CharFilter(field_name="type", label="Type")
+    status = django_filters.ChoiceFilter(choices=Business.Status.choices, label="Status",
+                                         empty_label="Any status")
+    city = django_filters.CharFilter(field_name="city", lookup_expr="iexact", label="City")
+    country = django_filters.CharFilter(method="filter_country", label="Country")
+    listing_status = django_filters.ChoiceFilter(
+        choices=LISTING_STATUS_CHOICES, method="filter_listing_status", label="Listing status",
+        empty_label="Any listing status")
+    needs_action = django_filters.TypedChoiceFilter(
+        choices=[("", "Either"), *YES_NO], coerce=lambda v: v == "true",
+        method="filter_needs_action", label="Needs action")
+    within = IntegerFilter(
+        method="filter_within", label="Within", min_value=1, max_value=BIGINT_MAX,
+        help_text="Business number of a reseller or enterprise: only what is under it.")
+    removed = django_filters.ChoiceFilter(choices=REMOVED_CHOICES, method="filter_removed",
+                                          label="Removed",
+                                          empty_label="Hide removed")
+    sort = NullsLastOrderingFilter(
+        label="Sort by",
+        empty_label="Name",
+        fields=(
+            ("name", "name"),
+            ("city", "city"),
+            ("country_code", "country"),
+            ("type", "type"),
+            ("status", "status"),
+            ("remote_id", "id"),
+            ("status_report__location_status", "listing_status"),
+            ("synced_percent", "synced"),
+            ("status_report__need_updates_count", "need_updates"),
+        ),
+        field_labels={
+            "remote_id": "Business number",
+            "country_code": "Country",
+            "status_report__location_status": "Listing status",
+            "synced_percent": "Synced %",
+            "status_report__need_updates_count": "Sites needing updates",
+        },
+    )
+
+    class Meta:
+        model = Business
+        fields: list[str] = []
+
+    def __init__(self, data=None, queryset=None, *, type_choices=None, country_choices=None,
+                 **kwargs):
+        super().__init__(data=data, queryset=queryset, **kwargs)
+        labels = dict(Business.Type.choices)
+        if type_choices is not None:
+            self.filters["type"].extra["widget"] = forms.Select(choices=[
+                ("", "Any type"), *((t, labels.get(t, t)) for t in type_choices)])
+        if country_choices is not None:
+            self.filters["country"].extra["widget"] = forms.Select(choices=[
+                ("", "Any country"), *((c, c) for c in country_choices)])
+
+    # -- filters --------------------------------------------------------------------------------
+
+    def filter_search(self, queryset, name, value):
+        terms = value.strip()
+        if not terms:
+            return queryset
+        match = (Q(name__icontains=terms) | Q(alias__icontains=terms)
+                 | Q(city__icontains=terms))
+        if terms.isdigit() and int(terms) <= BIGINT_MAX:
+            match |= Q(remote_id=int(terms))
+        return queryset.filter(match)
+
+    def filter_country(self, queryset, name, value):
+        return queryset.filter(country_code=value.strip().upper())
+
+    def filter_listing_status(self, queryset, name, value):
+        if value == "none":
+            return queryset.filter(status_report__isnull=True)
+        return queryset.filter(status_report__location_status=value)
+
+    def filter_needs_action(self, queryset, name, value):
+        if value:
+            return queryset.filter(status_report__needs_action=True)
+        return queryset.exclude(status_report__needs_action=True)
+
+    def filter_within(self, queryset, name, value):
+        """Strictly under the business numbered `value`, looked up among what the member may
+        see, so naming a business outside their subtree finds nothing."""
+        path = (self.queryset.filter(remote_id=value)
+                .values_list("tree_path", flat=True).first())
+        if path is None:
+            return queryset.none()
+        return queryset.filter(tree_path__startswith=path).exclude(tree_path=path)
+
+    def filter_removed(self, queryset, name, value):
+        # "include" keeps everything; the default (no value) is handled in filter_queryset.
+        if value == "only":
+            return queryset.filter(removed_at__isnull=False)
+        return queryset
+
+    def filter_queryset(self, queryset):
+        if not self.form.cleaned_data.get("removed"):
+            queryset = queryset.filter(removed_at__isnull=True)
+        queryset = super().filter_queryset(queryset)
+        if not self.form.cleaned_data.get("sort"):
+            queryset = queryset.order_by("name", "pk")
+        return queryset
+
+    @property
+    def active_filters(self) -> bool:
+        """Whether any parameter but sorting and the page was given (to offer "Clear")."""
+        return any(self.data.get(name) for name in self.filters if name != "sort")

@@ -1,0 +1,159 @@
+"""Forms of the sync and settings pages. No form has a tenant field: the view passes the tenant
+in, and every id typed by the user is looked up inside it."""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from accounts import syncing
+from accounts.models import Membership, Reseller, Role
+from accounts.settings_selectors import limit_business_get
+from portal.outbound import UnsafeURL, check_provider_base_url
+
+RESOURCE_LABELS = {
+    "businesses": "Businesses (the account tree)",
+    "listing_status": "Listing status",
+    "media": "Media",
+    "qna": "Questions and answers",
+    "ai_search": "AI-search configuration",
+    "review_counts": "Review counts",
+    "competitor_metrics": "Competitor metrics",
+    "competitive_ranking": "Competitive ranking",
+    "survey_responses": "Survey responses",
+}
+LIMIT_DATALIST_ID = "settings-limit-suggestions"
+MAX_BIGINT = 2**63 - 1
+
+
+def resource_label(resource: str) -> str:
+    return RESOURCE_LABELS.get(resource, resource.replace("_", " ").capitalize())
+
+
+class SyncStartForm(forms.Form):
+    resources = forms.MultipleChoiceField(
+        label="What to sync",
+        choices=[(r, resource_label(r)) for r in syncing.RESOURCES],
+        widget=forms.CheckboxSelectMultiple,
+        initial=list(syncing.RESOURCES),
+        error_messages={"required": "Choose at least one thing to sync."},
+    )
+
+
+class ConnectionForm(forms.Form):
+    provider_base_url = forms.URLField(
+        label="Provider base URL", max_length=500, assume_scheme="https",
+        help_text="The address of the provider's API, e.g. https://api.example.com. "
+                  "It must use https.",
+    )
+    account_number = forms.IntegerField(
+        label="Account number", min_value=1, max_value=MAX_BIGINT,
+        help_text="The provider's business number of this agency's own account.",
+    )
+    api_key = forms.CharField(
+        label="API key", required=False, max_length=500, strip=True,
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off",
+                                                              "spellcheck": "false"}),
+        help_text="Leave empty to keep the stored key. A key entered here is stored encrypted "
+                  "and is never shown again.",
+    )
+    rate_limit_count = forms.IntegerField(
+        label="Requests allowed", min_value=1, max_value=1_000_000,
+        help_text="How many provider requests every worker together may make per window.",
+    )
+    rate_limit_seconds = forms.IntegerField(
+        label="Per window of (seconds)", min_value=1, max_value=86_400,
+    )
+
+    def __init__(self, *args, reseller: Reseller, **kwargs):
+        self.reseller = reseller
+        kwargs.setdefault("initial", {
+            "provider_base_url": reseller.provider_base_url,
+            "account_number": reseller.account_number,
+            "rate_limit_count": reseller.rate_limit_count,
+            "rate_limit_seconds": reseller.rate_limit_seconds,
+        })
+        super().__init__(*args, **kwargs)
+        if not reseller.has_api_key:
+            self.fields["api_key"].help_text = ("No key is stored yet. The key is stored "
+                                                "encrypted and is never shown again.")
+
+    def clean_provider_base_url(self) -> str:
+        url = self.cleaned_data["provider_base_url"]
+        try:
+            check_provider_base_url(url)
+        except UnsafeURL as exc:
+            raise ValidationError(str(exc), code="unsafe_url") from exc
+        return url
+
+    def clean_api_key(self) -> str:
+        key = self.cleaned_data.get("api_key", "")
+        if key and any(ch.isspace() for ch in key):
+            raise ValidationError("An API key has no spaces or line breaks.", code="invalid")
+        return key
+
+
+class _LimitMixin(forms.Form):
+    """A subtree limit typed as a business id and looked up inside the tenant, among the
+    businesses that the acting member can see."""
+
+    role = forms.ChoiceField(label="Role", choices=Role.choices, initial=Role.VIEWER,
+                             help_text="Viewers read; managers also edit; owners also manage "
+                                       "settings and members.")
+    limited_to = forms.IntegerField(
+        label="Limit to a business (id)", required=False, min_value=1, max_value=MAX_BIGINT,
+        widget=forms.NumberInput(attrs={"list": LIMIT_DATALIST_ID}),
+        help_text="The member then sees only this business and everything under it. "
+                  "Leave empty for the whole account.",
+    )
+
+    def __init__(self, *args, tenant: Reseller, actor_membership: Membership | None, **kwargs):
+        self.tenant = tenant
+        self.actor_membership = actor_membership
+        super().__init__(*args, **kwargs)
+
+    def clean_limited_to(self):
+        remote_id = self.cleaned_data.get("limited_to")
+        if remote_id is None:
+            return None
+        business = limit_business_get(tenant=self.tenant, membership=self.actor_membership,
+                                      remote_id=remote_id)
+        if business is None:
+            raise ValidationError(f"{self.tenant.name} has no business with id {remote_id}.",
+                                  code="not_found")
+        return business
+
+
+class InviteForm(_LimitMixin):
+    email = forms.EmailField(label="Email", max_length=254,
+                             widget=forms.EmailInput(attrs={"autocomplete": "off"}))
+    field_order = ["email", "role", "limited_to"]
+
+
+class MemberForm(_LimitMixin):
+    def __init__(self, *args, membership: Membership, **kwargs):
+        kwargs.setdefault("initial", {
+            "role": membership.role,
+            "limited_to": getattr(membership.limited_to, "remote_id", None),
+        })
+        super().__init__(*args, **kwargs)
+
+
+class AuditFilterForm(forms.Form):
+    action = forms.ChoiceField(label="Action", required=False)
+    actor = forms.CharField(label="Who (email contains)", required=False, max_length=254)
+    date_from = forms.DateField(label="From", required=False,
+                                widget=forms.DateInput(attrs={"type": "date"}))
+    date_to = forms.DateField(label="To", required=False,
+                              widget=forms.DateInput(attrs={"type": "date"}))
+
+    def __init__(self, *args, actions: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["action"].choices = [("", "Any action"), *[(a, a) for a in actions]]
+
+    def clean(self):
+        cleaned = super().clean()
+        start, end = cleaned.get("date_from"), cleaned.get("date_to")
+        if start and end and start > end:
+            self.add_error("date_to", "The end date is before the start date.")
+        return cleaned

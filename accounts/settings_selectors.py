@@ -1,0 +1,84 @@
+"""Reads behind the sync and settings pages. Every lookup by id stays inside the tenant, so
+another tenant's run, member or business answers 404 exactly like a missing one."""
+
+from __future__ import annotations
+
+import datetime
+
+from django.db.models import QuerySet
+from django.http import Http404
+
+from accounts.models import AuditEvent, Business, Membership, Reseller, SyncRun
+from accounts.selectors import business_list
+
+LIMIT_SUGGESTIONS = 500
+
+
+def sync_run_list(*, tenant: Reseller) -> QuerySet[SyncRun]:
+    """Newest first, with who started each run (one query per page, whatever the rows)."""
+    return (SyncRun.objects.filter(reseller=tenant)
+            .select_related("created_by", "scope")
+            .order_by("-created_at", "-id"))
+
+
+def sync_run_get(*, tenant: Reseller, pk: int) -> SyncRun:
+    run = sync_run_list(tenant=tenant).filter(pk=pk).first()
+    if run is None:
+        raise Http404("No such sync run.")
+    return run
+
+
+def member_list(*, tenant: Reseller) -> QuerySet[Membership]:
+    return (Membership.objects.filter(reseller=tenant)
+            .select_related("user", "limited_to")
+            .order_by("user__email"))
+
+
+def member_get(*, tenant: Reseller, pk: int) -> Membership:
+    membership = member_list(tenant=tenant).filter(pk=pk).first()
+    if membership is None:
+        raise Http404("No such member.")
+    return membership
+
+
+def limit_business_get(*, tenant: Reseller, membership: Membership | None,
+                       remote_id: int) -> Business | None:
+    """The business a member may be limited to: one of this tenant's live businesses that the
+    acting member can see; None when there is no such business."""
+    return business_list(tenant=tenant, membership=membership).filter(remote_id=remote_id).first()
+
+
+def limit_suggestions(*, tenant: Reseller, membership: Membership | None) -> QuerySet[Business]:
+    """Groups (resellers and enterprises) offered as subtree limits; locations can still be
+    typed by id."""
+    return (business_list(tenant=tenant, membership=membership)
+            .exclude(type=Business.Type.BUSINESS)
+            .only("remote_id", "name", "type")
+            .order_by("name")[:LIMIT_SUGGESTIONS])
+
+
+def audit_action_choices(*, tenant: Reseller) -> list[str]:
+    return list(AuditEvent.objects.filter(reseller=tenant).order_by("action")
+                .values_list("action", flat=True).distinct())
+
+
+def audit_event_search(
+    *,
+    tenant: Reseller,
+    action: str = "",
+    actor: str = "",
+    date_from: datetime.date | None = None,
+    date_to: datetime.date | None = None,
+) -> QuerySet[AuditEvent]:
+    """The tenant's audit log, newest first, filtered. `actor` matches part of the actor's
+    email (kept on the event, so deleted users are still found)."""
+    events = AuditEvent.objects.filter(reseller=tenant)
+    if action:
+        events = events.filter(action=action)
+    if actor:
+        events = events.filter(actor_label__icontains=actor.strip())
+    if date_from:
+        events = events.filter(created_at__date__gte=date_from)
+    if date_to:
+        events = events.filter(created_at__date__lte=date_to)
+    return events.order_by("-created_at", "-id")

@@ -1,0 +1,59 @@
+"""Writes of the listing editor: a change is stored as a version and queued for the provider."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import Max
+
+from accounts.models import Business, Reseller, User
+from listings.editor import selectors
+from listings.editor.diff import merge
+from listings.models import ListingVersion
+from portal.models import OutboxEntry
+from portal.outbox import outbox_enqueue, outbox_retry
+
+
+class ListingBusy(Exception):
+    """A previous change of the listing is still on its way to the provider."""
+
+
+def listing_submit(*, tenant: Reseller, actor: User | None, business: Business, payload: dict,
+                   summary: str = "") -> ListingVersion:
+    """Store a change of `business`'s listing and queue the create-listing call, atomically.
+
+    `payload` is the create-listing body (the changed fields, see listings.editor.diff). The
+    version's document is the last accepted listing with the payload merged in. One change at a
+    time: while a version is pending or being sent, another is refused (ListingBusy), since it
+    would be compared with a listing that is about to change.
+    """
+    if not (payload.get("businessInfo") or {}).get("name"):
+        raise ValueError("A create-listing body needs businessInfo.name.")
+    with transaction.atomic():
+        # Serialise changes of one business: the row lock makes the busy check and the next
+        # number safe under concurrent submissions.
+        Business.objects.select_for_update().filter(pk=business.pk).first()
+        if selectors.listing_version_open(tenant=tenant, business=business) is not None:
+            raise ListingBusy("The previous change of this listing is still being sent.")
+        accepted = selectors.listing_version_last_accepted(tenant=tenant, business=business)
+        number = (ListingVersion.objects.filter(reseller=tenant, business=business)
+                  .aggregate(last=Max("number"))["last"] or 0) + 1
+        summary = summary or f"Listing version {number}"
+        entry = outbox_enqueue(tenant=tenant, actor=actor, kind=OutboxEntry.Kind.LISTING_CREATE,
+                               payload=payload, business=business,
+                               summary=f"{business.name}: {summary}")
+        return ListingVersion.objects.create(
+            reseller=tenant, business=business, number=number,
+            document=merge(accepted.document if accepted else {}, payload), payload=payload,
+            summary=summary[:255], outbox_entry=entry, created_by=actor)
+
+
+def listing_version_retry(*, tenant: Reseller, actor: User | None,
+                          version: ListingVersion) -> ListingVersion:
+    """Send a failed version again (the latest one only: an older one would undo later work)."""
+    latest = selectors.listing_version_latest(tenant=tenant, business=version.business)
+    if latest is None or latest.pk != version.pk:
+        raise ValueError("Only the latest version can be sent again.")
+    if version.outbox_entry is None or version.outbox_entry.state != OutboxEntry.State.FAILED:
+        raise ValueError("Only a version that failed to reach the provider can be sent again.")
+    outbox_retry(tenant=tenant, actor=actor, entry=version.outbox_entry)
+    return version

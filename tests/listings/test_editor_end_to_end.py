@@ -1,0 +1,220 @@
+"""The listing editor against the sandbox provider over HTTP: accepted, rejected and mapped to
+the field, reconciled after an unknown outcome, failed and retried, categories fetched."""
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from accounts.models import Business, Role
+from listings.editor.outbox_handlers import ListingCreate
+from listings.models import Category, ListingVersion
+from portal import outbox
+from portal.models import OutboxEntry
+from portal.tenancy import tenant_scope
+from provider import Transient
+from sandbox import models as sandbox
+from sandbox.seeding import seed_partner
+from tests.factories import BusinessFactory, MembershipFactory, ResellerFactory
+from tests.listings.test_editor_support import browser_data
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+KEY = "listing-editor-test-partner-key"
+
+
+@pytest.fixture(autouse=True)
+def _fast(settings, tmp_path):
+    settings.PROVIDER_BACKOFF_BASE_SECONDS = 0.01
+    settings.PROVIDER_MAX_RETRIES = 1
+    settings.DATA_DIR = tmp_path
+
+
+@pytest.fixture
+def location(live_server):
+    seeded = seed_partner(api_key=KEY, locations=3, seed=1, rate_limit=(1000, 1))
+    reseller = ResellerFactory(api_key=KEY, account_number=seeded["account_number"],
+                               provider_base_url=f"{live_server.url}/sandbox")
+    remote = sandbox.Business.objects.get(number=seeded["location_numbers"][0])
+    # Unfixed at the provider, so that the first create decides the business status.
+    sandbox.Listing.objects.filter(location=remote).delete()
+    return BusinessFactory(reseller=reseller, remote_id=remote.number, name=remote.name,
+                           phone=remote.phone, address1=remote.address1, city=remote.city,
+                           state=remote.state, zip=remote.zip, country_code=remote.country_code)
+
+
+@pytest.fixture
+def manager(client, location):
+    membership = MembershipFactory(reseller=location.reseller, role=Role.MANAGER)
+    client.force_login(membership.user)
+    return client
+
+
+def editor_url(location, *parts):
+    return reverse("listing_edit", args=[location.reseller.slug, location.remote_id])
+
+
+def send_all(location):
+    with tenant_scope(location.reseller):
+        for entry in OutboxEntry.objects.filter(state=OutboxEntry.State.PENDING):
+            outbox.outbox_send(tenant=location.reseller, entry_id=entry.pk)
+
+
+def post_form(client, location, action="send", **changes):
+    """Submit the editor as the browser shows it, with `changes`; review first, then send."""
+    page = client.get(editor_url(location))
+    data = browser_data(page.context["editor"])
+    data.update(changes)
+    data["base"] = str(page.context["base"])
+    data["action"] = action
+    return client.post(editor_url(location), data)
+
+
+def latest_version(location):
+    return ListingVersion.unscoped.filter(business=location).order_by("-number").first()
+
+
+def test_an_edited_listing_is_accepted_and_the_business_updated(manager, location):
+    response = post_form(manager, location, **{
+        "businessinfo-name": "Harbour Lights Cafe", "businessinfo-phone": "(206) 555-0142",
+        "address-address1": "12 Pier Road", "status-businessStatus": "Open",
+        "hours0-start_0": "08:00", "hours0-end_0": "16:00"})
+    assert response.status_code == 302
+    version = latest_version(location)
+    assert version.state == "pending"
+
+    send_all(location)
+    version = ListingVersion.unscoped.get(pk=version.pk)
+    assert version.state == "accepted" and version.accepted_at is not None
+    business = Business.unscoped.get(pk=location.pk)
+    assert (business.name, business.phone, business.address1) == (
+        "Harbour Lights Cafe", "(206) 555-0142", "12 Pier Road")
+    stored = sandbox.Listing.objects.get(location__number=location.remote_id).payload
+    assert stored["additionalInfo"]["hoursOfOperations"] == [
+        {"day": 0, "isOpen": 1, "workingHours": [{"startHour": 28800, "endHour": 57600}]}]
+    page = manager.get(editor_url(location))
+    assert "Accepted" in page.content.decode()
+    # Now fixed: the status can no longer be chosen, and a later change is compared with v1.
+    editor = page.context["editor"]
+    assert editor.forms[2].fields["businessStatus"].disabled
+    response = post_form(manager, location, action="review",
+                         **{"businessinfo-phone": "(206) 555-0143"})
+    assert [c.path for c in response.context["changes"]] == ["businessInfo.phone"]
+    assert json.loads(response.context["payload_json"]) == {
+        "businessInfo": {"name": "Harbour Lights Cafe", "phone": "(206) 555-0143"}}
+
+
+def test_a_change_the_provider_refuses_is_shown_on_its_field(manager, location):
+    with tenant_scope(location.reseller):
+        post_form(manager, location, **{"status-businessStatus": "Open"})
+        send_all(location)
+        assert latest_version(location).state == "accepted"
+        # Bypassing the form (which disables the field once fixed): the provider says 2511.
+        from listings.editor.services import listing_submit
+
+        listing_submit(tenant=location.reseller, actor=None, business=location, payload={
+            "businessInfo": {"name": location.name},
+            "additionalInfo": {"businessStatus": "Permanently Closed"}})
+        send_all(location)
+    version = latest_version(location)
+    entry = version.outbox_entry
+    assert (version.state, entry.provider_code) == ("rejected", 2511)
+    assert "additionalInfo.businessStatus" in entry.provider_message
+
+    page = manager.get(editor_url(location))
+    editor = page.context["editor"]
+    status = editor.forms[2]
+    notices = status.notices["businessStatus"]
+    assert notices == [f"Rejected by the provider (code 2511): {entry.provider_message}"]
+    html = page.content.decode()
+    notice = html.index("Rejected by the provider (code 2511)")  # next to the status field
+    assert html.index('id="id_status-businessStatus"') < notice < html.index(
+        'id="id_status-reopenDate"')
+
+
+def test_a_listing_fixed_elsewhere_is_refused_by_the_provider_not_the_form(manager, location):
+    """The portal cannot know a listing was fixed outside it: the form allows a first status,
+    the provider answers 2511, and the message lands on the status field."""
+    with tenant_scope(location.reseller):
+        from accounts.clients import provider_client
+
+        with provider_client(tenant=location.reseller) as client:
+            client.create_listing(location.remote_id, {
+                "businessInfo": {"name": location.name},
+                "additionalInfo": {"businessStatus": "Open"}})
+    response = post_form(manager, location, **{"status-businessStatus": "Temporarily Closed",
+                                                "status-reopenDate": "2099-01-05"})
+    assert response.status_code == 302  # the form accepted it
+    send_all(location)
+    assert latest_version(location).outbox_entry.provider_code == 2511
+    page = manager.get(editor_url(location))
+    assert page.context["editor"].forms[2].notices["businessStatus"]
+    assert page.context["editor"].forms[2]["businessStatus"].value() == "Temporarily Closed"
+    assert "Rejected" in page.content.decode()
+
+
+def test_an_unknown_outcome_is_reconciled_from_the_status_report(manager, location, monkeypatch):
+    real_send = ListingCreate.send
+
+    def send_then_lose_reply(self, client, entry):
+        real_send(self, client, entry)
+        raise Transient(None, "read timed out", None, operation="create_listing",
+                        outcome_unknown=True)
+
+    monkeypatch.setattr(ListingCreate, "send", send_then_lose_reply)
+    post_form(manager, location, **{"businessinfo-name": "Renamed Place"})
+    send_all(location)
+    assert latest_version(location).state == "accepted"
+    assert sandbox.ListingSubmission.objects.filter(
+        location__number=location.remote_id, accepted=True).count() == 1
+
+
+def test_a_create_that_never_arrived_is_not_taken_as_accepted(manager, location, monkeypatch):
+    def lose_request(self, client, entry):
+        raise Transient(None, "read timed out", None, operation="create_listing",
+                        outcome_unknown=True)
+
+    monkeypatch.setattr(ListingCreate, "send", lose_request)
+    post_form(manager, location, **{"businessinfo-name": "Renamed Place"})
+    send_all(location)
+    version = latest_version(location)
+    assert version.state == "pending" and version.outbox_entry.attempts == 1
+    assert not sandbox.ListingSubmission.objects.filter(location__number=location.remote_id)
+
+
+def test_a_failed_version_is_retried_by_a_manager(manager, location, settings):
+    settings.OUTBOX_MAX_ATTEMPTS = 1
+    sandbox.PartnerAccount.objects.update(error_rate=1.0)
+    post_form(manager, location, **{"businessinfo-name": "Renamed Place"})
+    send_all(location)
+    version = latest_version(location)
+    assert version.state == "failed"
+    page = manager.get(editor_url(location))
+    retry_url = reverse("listing_version_retry",
+                        args=[location.reseller.slug, location.remote_id, version.number])
+    assert retry_url in page.content.decode()
+
+    sandbox.PartnerAccount.objects.update(error_rate=0.0)
+    assert manager.post(retry_url).status_code == 302
+    assert latest_version(location).state == "pending"
+    send_all(location)
+    assert latest_version(location).state == "accepted"
+
+
+def test_categories_are_fetched_on_demand_and_offered(manager, location):
+    page = manager.get(editor_url(location))
+    assert page.context["categories_missing"]
+    url = reverse("listing_categories_fetch", args=[location.reseller.slug, location.remote_id])
+    response = manager.post(url, {"country": location.country_code})
+    assert response.status_code == 302
+    with tenant_scope(location.reseller):
+        sources = set(Category.objects.filter(country_code=location.country_code)
+                      .values_list("source", flat=True))
+        assert sources == {"ENGINE", "PROFILE", "SOCIAL", "MAPS", "HEALTHCARE", "VENDOR"}
+        maps_path = Category.objects.filter(source="MAPS").values_list("remote_id",
+                                                                      flat=True).first()
+    page = manager.get(editor_url(location))
+    html = page.content.decode()
+    assert not page.context["categories_missing"]
+    assert 'id="categories-PROFILE"' in html and f'<option value="{maps_path}">' in html
+    assert 'list="categories-PROFILE"' in html
