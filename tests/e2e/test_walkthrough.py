@@ -1,0 +1,120 @@
+"""A new user's day in the portal, in a real browser against the live sandbox.
+
+Celery runs eagerly here, so a sync or an outbox send happens inside the request that queued it;
+everything else is the real stack: the pages, the provider client, the sandbox over HTTP.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from accounts.models import Business, Role
+from portal.tenancy import tenant_scope
+from sandbox.seeding import seed_partner
+from tests.factories import DEFAULT_PASSWORD, MembershipFactory, ResellerFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+KEY = "walkthrough-partner-key-7781"
+
+
+@pytest.fixture
+def eager_celery():
+    from portal.celery import app
+
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = False
+
+
+@pytest.fixture
+def owner(live_server, settings, tmp_path, eager_celery):
+    settings.DATA_DIR = tmp_path
+    settings.PROVIDER_BACKOFF_BASE_SECONDS = 0.01
+    seeded = seed_partner(api_key=KEY, locations=12, seed=5, rate_limit=(1000, 1))
+    reseller = ResellerFactory(name="Walkthrough Agency", api_key="an-old-revoked-key",
+                               account_number=seeded["account_number"],
+                               provider_base_url=f"{live_server.url}/sandbox")
+    return MembershipFactory(reseller=reseller, role=Role.OWNER)
+
+
+def sign_in(page, live_server, membership):
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.get_by_label("Email").fill(membership.user.email)
+    page.get_by_label("Password").fill(DEFAULT_PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(f"**/t/{membership.reseller.slug}/")
+
+
+def first_location(reseller) -> Business:
+    with tenant_scope(reseller):
+        return Business.objects.filter(type="Business").order_by("name").first()
+
+
+def test_key_sync_filter_and_listing_edits(live_server, page, screenshot, owner):
+    slug = owner.reseller.slug
+    base = f"{live_server.url}/t/{slug}"
+    sign_in(page, live_server, owner)
+
+    # Enter the API key, then test the connection.
+    page.get_by_role("link", name="Settings").click()
+    page.get_by_role("textbox", name="API key").fill(KEY)
+    page.get_by_role("button", name="Save").click()
+    page.get_by_role("button", name="Test connection").click()
+    expect(page.locator(".messages")).to_contain_text("The provider accepted the key")
+    assert KEY not in page.content()
+    screenshot("settings-connection")
+
+    # Start a sync and watch it finish.
+    page.get_by_role("link", name="Sync").click()
+    page.get_by_role("button", name="Start sync").click()
+    expect(page.locator("body")).to_contain_text("100%")
+    expect(page.locator("body")).to_contain_text(re.compile("Succeeded", re.I))
+    screenshot("sync-run")
+
+    page.get_by_role("link", name="Dashboard").click()
+    expect(page.locator("svg.chart").first).to_be_visible()
+    screenshot("dashboard")
+
+    # Filter businesses by the city of one location.
+    location = first_location(owner.reseller)
+    page.goto(f"{base}/businesses/")
+    page.get_by_label("City").fill(location.city)
+    page.get_by_role("button", name="Apply").click()
+    rows = page.locator("table tbody tr")
+    expect(rows.first).to_be_visible()
+    for index in range(rows.count()):
+        expect(rows.nth(index)).to_contain_text(location.city)
+    screenshot("businesses")
+
+    page.goto(f"{base}/businesses/{location.remote_id}/")
+    expect(page.locator("svg.chart").first).to_be_visible()
+    screenshot("listing-status")
+
+    # Edit the listing, review the change, send it: accepted.
+    page.get_by_role("link", name="Listing editor").click()
+    page.get_by_label("Business name").fill("Walkthrough Bakery Downtown")
+    page.get_by_role("button", name="Review changes").click()
+    expect(page.locator("body")).to_contain_text("Walkthrough Bakery Downtown")
+    page.get_by_role("button", name="Send to provider").first.click()
+    expect(page.locator(".badge").filter(has_text="Accepted").first).to_be_visible()
+    screenshot("listing-editor")
+    location.refresh_from_db()
+    assert location.name == "Walkthrough Bakery Downtown"
+
+    # A change the provider refuses shows its message on the field it concerns: this other
+    # listing was fixed at the provider before the portal knew it, so its status cannot change.
+    with tenant_scope(owner.reseller):
+        other = Business.objects.filter(type="Business").exclude(pk=location.pk).first()
+    page.goto(f"{base}/businesses/{other.remote_id}/listing/")
+    page.locator("summary", has_text="Business status").first.click()
+    page.get_by_label("Business status").select_option("Temporarily Closed")
+    page.get_by_role("button", name="Review changes").click()
+    page.get_by_role("button", name="Send to provider").first.click()
+    expect(page.locator(".badge").filter(has_text="Rejected").first).to_be_visible()
+    status_field = page.locator(".field", has=page.get_by_label("Business status"))
+    expect(status_field).to_contain_text("2511")
+    screenshot("listing-rejected")
