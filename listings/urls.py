@@ -1,11 +1,15 @@
 from django.urls import include, path
 
-from portal.placeholders import PlaceholderView
+from listings import views
 
 urlpatterns = [
     path("", include("listings.editor.urls")),
-    path("businesses/<int:remote_id>/qna/", PlaceholderView.as_view(), name="business_qna"),
-    path("custom-fields/", PlaceholderView.as_view(), name="custom_field_list"),
-    path("ai-search/", PlaceholderView.as_view(), name="ai_search"),
-    path("webhooks/", PlaceholderView.as_view(), name="subscription_list"),
+    path("businesses/<int:remote_id>/qna/", views.BusinessQnaView.as_view(), name="business_qna"),
+    path("businesses/<int:remote_id>/qna/delete/", views.QnaDeleteConfirmView.as_view(),
+         name="qna_delete_confirm"),
+    path("custom-fields/", views.CustomFieldListView.as_view(), name="custom_field_list"),
+    path("ai-search/", views.AiSearchView.as_view(), name="ai_search"),
+    path("webhooks/", views.SubscriptionListView.as_view(), name="subscription_list"),
+    path("webhooks/<str:remote_id>/unsubscribe/", views.SubscriptionDeleteConfirmView.as_view(),
+         name="subscription_delete_confirm"),
 ]

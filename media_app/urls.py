@@ -1,7 +1,8 @@
 from django.urls import path
 
-from portal.placeholders import PlaceholderView
+from media_app import views
 
 urlpatterns = [
-    path("businesses/<int:remote_id>/media/", PlaceholderView.as_view(), name="business_media"),
+    path("businesses/<int:remote_id>/media/", views.BusinessMediaView.as_view(),
+         name="business_media"),
 ]

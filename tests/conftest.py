@@ -1,5 +1,8 @@
+import os
+
 import pytest
 from cryptography.fernet import Fernet
+from pytest_django.live_server_helper import LiveServer
 
 from portal.tenancy import tenant_scope
 
@@ -42,3 +45,26 @@ def member_client(client):
         return client, membership
 
     return log_in
+
+
+@pytest.fixture(scope="session")
+def live_server(request, django_db_setup, django_db_blocker):
+    """pytest-django's live server, created only once the test database exists.
+
+    pytest-django's own ``live_server`` is a session fixture that pytest may set up before
+    ``django_db_setup`` (which it requests only dynamically). It then sees no in-memory SQLite
+    database to share, and every request thread opens its own connection to the shared-cache
+    memory database and leaves it unclosed. When the garbage collector closes such a connection
+    inside a SQLite callback of the main thread (the REGEXP of the first flush), SQLite waits
+    for a mutex that thread already holds: the test run hangs. Created after the database, the
+    server shares the main thread's connection, as Django's LiveServerTestCase does.
+    """
+    addr = (
+        request.config.getvalue("liveserver")
+        or os.getenv("DJANGO_LIVE_TEST_SERVER_ADDRESS")
+        or "localhost"
+    )
+    with django_db_blocker.unblock():
+        server = LiveServer(addr)
+    yield server
+    server.stop()

@@ -11,8 +11,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_manage(*args, extra_env):
+    # A clean production environment: none of the test run's own settings leak in.
     env = {k: v for k, v in os.environ.items()
-           if k not in {"SECRET_KEY", "ALLOWED_HOSTS", "API_KEY_ENCRYPTION_KEYS", "DEBUG"}}
+           if k not in {"SECRET_KEY", "ALLOWED_HOSTS", "API_KEY_ENCRYPTION_KEYS", "DEBUG",
+                        "DJANGO_ALLOW_ASYNC_UNSAFE"}}
     env.update(ENV_FILE="/nonexistent", DJANGO_ENV="production", **extra_env)
     return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)

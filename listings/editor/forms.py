@@ -42,7 +42,7 @@ class SectionForm(forms.Form):
 
     path = ""
     legend = ""
-    description = ""
+    intro = ""  # text shown above the form; not `description`, a field name in some forms
     template_name_editor = "listings/editor_form.html"
 
     def __init__(self, data=None, *, document: dict, read_only: bool = False,

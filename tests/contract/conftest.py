@@ -62,10 +62,16 @@ class OneConnectionPerRequest(requests.Session):
     the client's transport is unchanged. ``test_smoke.py`` covers the client's own pooled session.
     """
 
+    def __init__(self) -> None:
+        super().__init__()
+        # The server closes its end after replying, so none of its threads waits for a next
+        # request on a connection the client holds until garbage collection (an error's
+        # traceback keeps the reply, and with it the socket, alive).
+        self.headers["Connection"] = "close"
+
     def request(self, *args: Any, **kwargs: Any) -> requests.Response:
-        # Closing the fresh session closes its idle pool; the connection still in use (the body
-        # is streamed) is closed when the client releases it after reading.
         with requests.Session() as fresh:
+            fresh.headers.update(self.headers)
             return fresh.request(*args, **kwargs)
 
 
@@ -201,12 +207,16 @@ def stored_counts(partner_id: int) -> dict[str, int]:
         "questions": Question,
         "subscriptions": Subscription,
     }
-    return {name: model.objects.filter(partner_id=partner_id).count() for name, model in models.items()}
+    return {
+        name: model.objects.filter(partner_id=partner_id).count() for name, model in models.items()
+    }
 
 
 def requests_seen(partner_id: int) -> int:
     """Requests the sandbox counted for the partner (every request with a valid key counts)."""
-    return sum(RateLimitCounter.objects.filter(partner_id=partner_id).values_list("hits", flat=True))
+    return sum(
+        RateLimitCounter.objects.filter(partner_id=partner_id).values_list("hits", flat=True)
+    )
 
 
 def exhaust_rate_limit(partner_id: int) -> None:

@@ -34,6 +34,8 @@ def eager_celery():
 def owner(live_server, settings, tmp_path, eager_celery):
     settings.DATA_DIR = tmp_path
     settings.PROVIDER_BACKOFF_BASE_SECONDS = 0.01
+    # The in-memory SQLite test database refuses concurrent writers instead of waiting.
+    settings.SYNC_FETCH_THREADS = 1
     seeded = seed_partner(api_key=KEY, locations=12, seed=5, rate_limit=(1000, 1))
     reseller = ResellerFactory(name="Walkthrough Agency", api_key="an-old-revoked-key",
                                account_number=seeded["account_number"],
@@ -118,3 +120,58 @@ def test_key_sync_filter_and_listing_edits(live_server, page, screenshot, owner)
     status_field = page.locator(".field", has=page.get_by_label("Business status"))
     expect(status_field).to_contain_text("2511")
     screenshot("listing-rejected")
+
+
+def test_media_qna_and_reviews(live_server, page, screenshot, owner):
+    from accounts.syncing import (
+        Dispatcher,
+        sync_account_resource,
+        sync_location_chunk,
+        sync_run_create,
+        sync_walk_and_dispatch,
+    )
+    from sandbox.models import Question as SandboxQuestion
+
+    reseller = owner.reseller
+    reseller.set_api_key(KEY)
+    reseller.save()
+    with tenant_scope(reseller):
+        run, _ = sync_run_create(tenant=reseller, actor=None)
+        inline = Dispatcher(
+            chunk=lambda **kw: sync_location_chunk(tenant=reseller, **kw),
+            account_resource=lambda **kw: sync_account_resource(tenant=reseller, **kw))
+        sync_walk_and_dispatch(tenant=reseller, run_id=run.pk, dispatcher=inline)
+        location = (Business.objects.filter(type="Business", questions__isnull=False)
+                    .distinct().order_by("name").first())
+    base = f"{live_server.url}/t/{reseller.slug}/businesses/{location.remote_id}"
+    sign_in(page, live_server, owner)
+
+    # Add a photo: queued, sent, accepted, and in the gallery.
+    page.goto(f"{base}/media/")
+    add = page.locator("#add")
+    add.get_by_label("URL").fill("https://images.example.com/walkthrough-front.jpg")
+    add.get_by_label("Format").select_option("PHOTO")
+    add.get_by_label("Category").select_option("EXTERIOR")
+    add.get_by_label("Description").fill("The new storefront")
+    add.get_by_role("button", name="Add media").click()
+    expect(page.locator("img[src='https://images.example.com/walkthrough-front.jpg']")
+           ).to_have_count(1)
+    screenshot("media")
+
+    # Delete all Q&A after a confirmation that names the business.
+    page.goto(f"{base}/qna/")
+    screenshot("qna")
+    page.get_by_role("link", name=re.compile("Delete all Q&A")).click()
+    confirm = page.get_by_role("button", name=f"Delete all Q&A of {location.name}")
+    expect(confirm).to_be_visible()
+    confirm.click()
+    expect(page.locator("body")).to_contain_text(re.compile("accepted", re.I))
+    assert not SandboxQuestion.objects.filter(location__number=location.remote_id).exists()
+
+    # The review chart for a date range and sources.
+    page.goto(f"{base}/reviews/")
+    page.get_by_role("button", name="Show").click()
+    chart = page.locator("figure.review-chart svg")
+    expect(chart).to_be_visible()
+    expect(chart).to_have_attribute("aria-label", re.compile(r"5 ★ \d+|5\D+\d+"))
+    screenshot("reviews")

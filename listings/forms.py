@@ -1,0 +1,176 @@
+"""Forms of the listings pages: custom fields and webhook subscriptions.
+
+They check what the provider would refuse, so the message lands on the right field before
+anything is queued. The tenant never appears as a field.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from decimal import Decimal, InvalidOperation
+from urllib.parse import urlsplit
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.core.validators import EmailValidator, URLValidator
+
+from accounts.models import Reseller
+from listings.models import CustomField
+from listings.selectors import custom_field_name_taken
+
+FIELD_NAME_MAX_LENGTH = 200
+DROPDOWN_TYPES = (CustomField.Type.DROPDOWN_SINGLE, CustomField.Type.DROPDOWN_MULTI)
+
+# parameters.md, Subscribe: the event names the provider publishes.
+EVENT_NAMES = (
+    "APPOINTMENT_BOOKED", "APPOINTMENT_CONFIRMED", "APPOINTMENT_COMPLETED",
+    "APPOINTMENT_CANCELLED", "APPOINTMENT_NOSHOW", "APPOINTMENT_RESCHEDULED",
+    "SURVEY_COMPLETED", "LISTING_UPDATED", "CONTACT_CREATED", "CONTACT_UPDATED",
+    "CONTACT_DELETED", "CONTACT_ACTIVITY_UPDATE",
+)
+
+
+def _split_lines(text: str) -> list[str]:
+    return [line.strip() for line in (text or "").splitlines() if line.strip()]
+
+
+class CustomFieldForm(forms.Form):
+    field_name = forms.CharField(label="Field name", max_length=FIELD_NAME_MAX_LENGTH,
+                                 help_text="Unique in the account, ignoring case.")
+    type = forms.ChoiceField(label="Type", choices=CustomField.Type.choices,
+                             initial=CustomField.Type.TEXT)
+    drop_down_options = forms.CharField(
+        label="Drop-down options", required=False,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="One option per line. Required for the drop-down types, and only for them.")
+    default_value = forms.CharField(
+        label="Default value", required=False, max_length=1000,
+        help_text="Must fit the type: a number, an http(s) URL, a date as MM/DD/YYYY, or one of "
+                  "the options (several, comma-separated, for a multi-choice drop-down).")
+    field_description = forms.CharField(label="Description", required=False,
+                                        widget=forms.Textarea(attrs={"rows": 2}))
+    filterable = forms.BooleanField(label="Filterable", required=False,
+                                    help_text="Contacts can be filtered by this field.")
+
+    def __init__(self, *args, tenant: Reseller, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.tenant = tenant
+
+    def clean_field_name(self) -> str:
+        name = self.cleaned_data["field_name"].strip()
+        if custom_field_name_taken(tenant=self.tenant, field_name=name):
+            raise ValidationError("A custom field with this name already exists or is being "
+                                  "created. Choose another name.", code="duplicate")
+        return name
+
+    def clean(self):
+        cleaned = super().clean()
+        field_type = cleaned.get("type")
+        options = _split_lines(cleaned.get("drop_down_options", ""))
+        cleaned["options"] = options
+        if field_type is None:
+            return cleaned
+        if field_type in DROPDOWN_TYPES:
+            if not options:
+                self.add_error("drop_down_options",
+                               "Give at least one option (one per line) for a drop-down field.")
+            seen = set()
+            for option in options:
+                if option.casefold() in seen:
+                    self.add_error("drop_down_options", f"“{option}” is listed twice.")
+                    break
+                seen.add(option.casefold())
+        elif options:
+            self.add_error("drop_down_options",
+                           "Options are only for the drop-down types: clear them or choose a "
+                           "drop-down type.")
+        default = (cleaned.get("default_value") or "").strip()
+        cleaned["default_value"] = default
+        if default and "default_value" not in self.errors:
+            message = self._default_error(field_type, default, options)
+            if message:
+                self.add_error("default_value", message)
+        return cleaned
+
+    @staticmethod
+    def _default_error(field_type: str, default: str, options: list[str]) -> str | None:
+        if field_type == CustomField.Type.NUMBER:
+            try:
+                Decimal(default)
+            except InvalidOperation:
+                return "The default of a number field must be a number, e.g. 42 or 3.5."
+        elif field_type == CustomField.Type.URL:
+            try:
+                URLValidator(schemes=["http", "https"])(default)
+            except ValidationError:
+                return "The default of a URL field must be an http(s) URL."
+        elif field_type == CustomField.Type.DATE:
+            try:
+                dt.datetime.strptime(default, "%m/%d/%Y")
+            except ValueError:
+                return "The default of a date field must be a date as MM/DD/YYYY."
+        elif field_type == CustomField.Type.DROPDOWN_SINGLE:
+            if options and default not in options:
+                return "The default must be one of the options."
+        elif field_type == CustomField.Type.DROPDOWN_MULTI:
+            chosen = [part.strip() for part in default.split(",") if part.strip()]
+            missing = [part for part in chosen if part not in options]
+            if options and missing:
+                return f"Not an option: {', '.join(missing)}."
+        return None
+
+
+class SubscriptionForm(forms.Form):
+    webhook_url = forms.CharField(
+        label="Webhook URL", max_length=1000,
+        widget=forms.URLInput(attrs={"placeholder": "https://hooks.example.com/portal"}),
+        help_text="Where the provider delivers the events; https only.")
+    event_name = forms.ChoiceField(label="Event", choices=[(e, e) for e in EVENT_NAMES])
+    emails = forms.CharField(
+        label="Notification emails", required=False, widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Optional; separate several addresses with commas or new lines.")
+    auth_username = forms.CharField(label="Basic-auth user name", required=False,
+                                    max_length=255,
+                                    widget=forms.TextInput(attrs={"autocomplete": "off"}))
+    auth_password = forms.CharField(
+        label="Basic-auth password", required=False, max_length=255,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}, render_value=False),
+        help_text="Sent to the provider once and never shown again; after an error, enter it "
+                  "again.")
+
+    def clean_webhook_url(self) -> str:
+        url = self.cleaned_data["webhook_url"].strip()
+        parts = urlsplit(url)
+        if parts.scheme != "https":
+            raise ValidationError("The webhook URL must start with https://.")
+        try:
+            URLValidator(schemes=["https"])(url)
+        except ValidationError as exc:
+            raise ValidationError("Enter a valid https URL with a host name.") from exc
+        if parts.username or parts.password:
+            raise ValidationError("Put credentials in the basic-auth fields, not in the URL.")
+        return url
+
+    def clean_emails(self) -> list[str]:
+        emails = [e for e in re.split(r"[\s,;]+", self.cleaned_data.get("emails", "")) if e]
+        bad = []
+        for email in emails:
+            try:
+                EmailValidator()(email)
+            except ValidationError:
+                bad.append(email)
+        if bad:
+            raise ValidationError(f"Not an email address: {', '.join(bad)}.")
+        return list(dict.fromkeys(emails))
+
+    def clean(self):
+        cleaned = super().clean()
+        username = (cleaned.get("auth_username") or "").strip()
+        password = cleaned.get("auth_password") or ""
+        cleaned["auth_username"] = username
+        if username and not password:
+            self.add_error("auth_password", "Give the password for this user name.")
+        elif password and not username:
+            self.add_error("auth_username", "Give the user name for this password.")
+        return cleaned

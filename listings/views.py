@@ -1,0 +1,232 @@
+"""Pages of the listings app: a business's Q&A tab, and the account's custom fields, AI-search
+configuration and webhook subscriptions. Thin: reads come from selectors, writes from services.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import Http404
+from django.shortcuts import redirect
+from django.views.generic import TemplateView
+
+from accounts.models import Role
+from accounts.selectors import business_get
+from listings import selectors, services
+from listings.forms import CustomFieldForm, SubscriptionForm
+from portal.models import OutboxEntry
+from portal.views import TenantViewMixin
+
+Kind = OutboxEntry.Kind
+QNA_PAGE_SIZE = 20
+RECENT_CHANGES = 10
+
+
+class BusinessTabMixin(TenantViewMixin):
+    """A tab of one business: 404 outside the tenant or the member's subtree."""
+
+    def get_business(self):
+        if not hasattr(self, "_business"):
+            self._business = business_get(tenant=self.tenant, membership=self.membership,
+                                          remote_id=self.kwargs["remote_id"])
+        return self._business
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["business"] = self.get_business()
+        context["can_edit"] = self.membership.can_edit
+        return context
+
+
+class AccountWideMixin:
+    """Pages about the whole provider account (not one business).
+
+    A member limited to a subtree sees only their businesses everywhere, so these pages, whose
+    figures and settings cover every location, are refused to them.
+    """
+
+    def dispatch(self, request, *args, **kwargs):
+        if self.membership.limited_to_id is not None:
+            raise PermissionDenied("This page covers the whole account; your access is limited "
+                                   "to part of it.")
+        return super().dispatch(request, *args, **kwargs)
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["can_edit"] = self.membership.can_edit
+        return context
+
+
+def paginate(request, queryset, per_page: int):
+    return Paginator(queryset, per_page).get_page(request.GET.get("page"))
+
+
+# -- Q&A ----------------------------------------------------------------------------------------
+
+class BusinessQnaView(BusinessTabMixin, TemplateView):
+    template_name = "listings/qna.html"
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        business = context["business"]
+        context["page_obj"] = paginate(
+            self.request, selectors.question_list(tenant=self.tenant, business=business),
+            QNA_PAGE_SIZE)
+        context["deletion"] = selectors.qna_deletion_latest(tenant=self.tenant,
+                                                            business=business)
+        return context
+
+
+class QnaDeleteConfirmView(BusinessTabMixin, TemplateView):
+    """Asks before deleting; only managers get here, so viewers see no such control."""
+
+    template_name = "listings/qna_delete_confirm.html"
+    read_role = Role.MANAGER
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        business = context["business"]
+        context["question_count"] = selectors.question_list(tenant=self.tenant,
+                                                            business=business).count()
+        context["deletion"] = selectors.qna_deletion_latest(tenant=self.tenant,
+                                                            business=business)
+        return context
+
+    def post(self, request, *args, **kwargs):
+        business = self.get_business()
+        services.qna_delete_all(tenant=self.tenant, actor=request.user, business=business)
+        messages.success(request, f"Deletion of all Q&A of {business.name} is queued. The list "
+                                  "updates once the provider confirms it.")
+        return redirect("business_qna", slug=self.tenant.slug, remote_id=business.remote_id)
+
+
+# -- custom fields ------------------------------------------------------------------------------
+
+class CustomFieldListView(TenantViewMixin, AccountWideMixin, TemplateView):
+    template_name = "listings/custom_fields.html"
+
+    def get_context_data(self, form=None, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["fields"] = selectors.custom_field_list(tenant=self.tenant)
+        context["changes"] = selectors.outbox_entry_list(
+            tenant=self.tenant, kinds=[Kind.CUSTOM_FIELD_CREATE])[:RECENT_CHANGES]
+        if self.membership.can_edit:
+            context["form"] = form or self._form_to_fix() or CustomFieldForm(tenant=self.tenant)
+        return context
+
+    def _form_to_fix(self) -> CustomFieldForm | None:
+        """`?fix=<id>` of a refused change: its values back in the form, with the provider's
+        message on the field it is about."""
+        raw_id = self.request.GET.get("fix", "")
+        if not raw_id.isdigit():
+            return None
+        entry = selectors.outbox_entry_get(tenant=self.tenant, kinds=[Kind.CUSTOM_FIELD_CREATE],
+                                           pk=int(raw_id))
+        if entry is None or entry.state not in (OutboxEntry.State.REJECTED,
+                                                OutboxEntry.State.FAILED):
+            raise Http404("No such refused change.")
+        payload = entry.payload
+        form = CustomFieldForm({
+            "field_name": payload.get("fieldName", ""), "type": payload.get("type", ""),
+            "default_value": payload.get("defaultValue", ""),
+            "drop_down_options": "\n".join(payload.get("dropDownOptions") or []),
+            "field_description": payload.get("fieldDescription", ""),
+            "filterable": str(payload.get("filterable", "")).lower() == "true",
+        }, tenant=self.tenant)
+        form.is_valid()
+        message = f"The provider refused it: {entry.provider_message or entry.last_error}"
+        if entry.provider_code is not None:
+            message += f" (code {entry.provider_code})"
+        field = "field_name" if entry.provider_code in (5022, 5039) else None
+        if field is None or not form.has_error(field):
+            form.add_error(field, message)
+        return form
+
+    def post(self, request, *args, **kwargs):
+        form = CustomFieldForm(request.POST, tenant=self.tenant)
+        if not form.is_valid():
+            return self.render_to_response(self.get_context_data(form=form))
+        data = form.cleaned_data
+        services.custom_field_create(
+            tenant=self.tenant, actor=request.user, field_name=data["field_name"],
+            type=data["type"], default_value=data["default_value"],
+            drop_down_options=data["options"], field_description=data["field_description"],
+            filterable=data["filterable"])
+        messages.success(request, f"Custom field “{data['field_name']}” is queued; it is listed "
+                                  "once the provider accepts it.")
+        return redirect("custom_field_list", slug=self.tenant.slug)
+
+
+# -- AI search ----------------------------------------------------------------------------------
+
+class AiSearchView(TenantViewMixin, AccountWideMixin, TemplateView):
+    template_name = "listings/ai_search.html"
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["configuration"] = selectors.ai_search_configuration_get(tenant=self.tenant)
+        return context
+
+    def post(self, request, *args, **kwargs):
+        try:
+            services.ai_search_configuration_refresh(tenant=self.tenant, actor=request.user)
+        except services.ProviderUnavailable as exc:
+            messages.error(request, f"Could not refresh the configuration. {exc}")
+        else:
+            messages.success(request, "The configuration was refreshed from the provider.")
+        return redirect("ai_search", slug=self.tenant.slug)
+
+
+# -- webhooks -----------------------------------------------------------------------------------
+
+class SubscriptionListView(TenantViewMixin, AccountWideMixin, TemplateView):
+    template_name = "listings/subscriptions.html"
+
+    def get_context_data(self, form=None, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["subscriptions"] = selectors.subscription_list(tenant=self.tenant)
+        context["removals_open"] = selectors.subscription_removals_open(tenant=self.tenant)
+        context["changes"] = selectors.outbox_entry_list(
+            tenant=self.tenant, kinds=[Kind.SUBSCRIBE, Kind.UNSUBSCRIBE])[:RECENT_CHANGES]
+        if self.membership.can_edit:
+            context["form"] = form or SubscriptionForm()
+        return context
+
+    def post(self, request, *args, **kwargs):
+        form = SubscriptionForm(request.POST)
+        if not form.is_valid():
+            return self.render_to_response(self.get_context_data(form=form))
+        data = form.cleaned_data
+        services.subscription_create(
+            tenant=self.tenant, actor=request.user, webhook_url=data["webhook_url"],
+            event_name=data["event_name"], emails=data["emails"],
+            auth_username=data["auth_username"], auth_password=data["auth_password"])
+        messages.success(request, f"Subscription of {data['webhook_url']} to "
+                                  f"{data['event_name']} is queued.")
+        return redirect("subscription_list", slug=self.tenant.slug)
+
+
+class SubscriptionDeleteConfirmView(TenantViewMixin, AccountWideMixin, TemplateView):
+    template_name = "listings/subscription_delete_confirm.html"
+    read_role = Role.MANAGER
+
+    def get_subscription(self):
+        subscription = selectors.subscription_get(tenant=self.tenant,
+                                                  remote_id=self.kwargs["remote_id"])
+        if subscription is None:
+            raise Http404("No such subscription.")
+        return subscription
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["subscription"] = self.get_subscription()
+        return context
+
+    def post(self, request, *args, **kwargs):
+        subscription = self.get_subscription()
+        services.subscription_delete(tenant=self.tenant, actor=request.user,
+                                     subscription=subscription)
+        messages.success(request, f"Removal of the subscription of {subscription.webhook_url} "
+                                  f"to {subscription.event_name} is queued.")
+        return redirect("subscription_list", slug=self.tenant.slug)
