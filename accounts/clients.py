@@ -6,9 +6,20 @@ import functools
 
 from django.conf import settings
 
+from accounts.credentials import CredentialError
 from accounts.models import Reseller
-from portal.outbound import check_provider_base_url
-from provider import FileRateLimiter, ProviderClient, RateLimiter, RedisRateLimiter
+from portal.outbound import UnsafeURL, check_provider_base_url
+from provider import (
+    AuthError,
+    FileRateLimiter,
+    NotFound,
+    ProviderClient,
+    ProviderError,
+    RateLimited,
+    RateLimiter,
+    RedisRateLimiter,
+    Transient,
+)
 
 
 @functools.cache
@@ -36,3 +47,25 @@ def provider_client(*, tenant: Reseller, **options) -> ProviderClient:
         backoff_base=settings.PROVIDER_BACKOFF_BASE_SECONDS,
         **options,
     )
+
+
+def provider_error_message(exc: Exception) -> str:
+    """What a user reads when a provider call failed: what happened and what to do (never a
+    key or a stack trace)."""
+    if isinstance(exc, CredentialError):
+        return "This reseller has no usable API key; an owner must enter one in Settings."
+    if isinstance(exc, UnsafeURL):
+        return f"The provider base URL may not be called: {exc}"
+    code = f" (code {exc.code})" if getattr(exc, "code", None) is not None else ""
+    if isinstance(exc, AuthError):
+        return (f"The provider rejected this reseller's API key{code}; an owner must enter a "
+                "new one in Settings.")
+    if isinstance(exc, RateLimited):
+        return "The provider is limiting requests right now; try again in a minute."
+    if isinstance(exc, Transient):
+        return f"The provider did not answer properly ({exc.message}); try again later."
+    if isinstance(exc, NotFound):
+        return f"The provider does not know this business{code}: {exc.message}"
+    if isinstance(exc, ProviderError):
+        return f"The provider refused the request{code}: {exc.message}"
+    return "The provider could not be reached."

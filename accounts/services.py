@@ -12,13 +12,13 @@ from django.utils import timezone
 # through accounts.tasks) registers the UI's tasks too; it imports nothing from this module at
 # import time.
 from accounts import credentials, tasks_ui
-from accounts.clients import provider_client
+from accounts.clients import provider_client, provider_error_message
 from accounts.models import AuditEvent, Business, HierarchyMapping, Membership, Reseller, Role, User
 from listings.mirroring import status_reports_mirror
 from listings.models import ListingStatusReport
 from portal.models import OutboxEntry
 from portal.outbound import UnsafeURL
-from provider import AuthError, NotFound, ProviderError, RateLimited, Transient
+from provider import AuthError, ProviderError, RateLimited, Transient
 
 logger = logging.getLogger(__name__)
 
@@ -159,23 +159,6 @@ class RefreshFailed(Exception):
     """A status refresh did not happen; the message is meant for the user."""
 
 
-def provider_error_message(exc: Exception) -> str:
-    """What a user reads when a provider call failed: what happened and what to do."""
-    if isinstance(exc, credentials.CredentialError):
-        return "This reseller has no usable API key; an owner must enter one in Settings."
-    if isinstance(exc, UnsafeURL):
-        return f"The provider base URL may not be called: {exc}"
-    if isinstance(exc, AuthError):
-        return "The provider rejected the API key; an owner must enter a new one in Settings."
-    if isinstance(exc, RateLimited):
-        return "The provider is limiting requests right now; try again in a minute."
-    if isinstance(exc, Transient):
-        return f"The provider did not answer properly ({exc.message}); try again later."
-    if isinstance(exc, NotFound):
-        return f"The provider does not know this business: {exc.message} (code {exc.code})."
-    if isinstance(exc, ProviderError):
-        return f"The provider refused: {exc.message} (code {exc.code})."
-    return str(exc)
 
 
 def listing_status_refresh_request(*, tenant: Reseller, actor: User | None,

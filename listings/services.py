@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.clients import provider_client
+from accounts.clients import provider_client, provider_error_message
 from accounts.credentials import CredentialError, encrypt
 from accounts.models import Business, Reseller, User
 from accounts.services import audit_record
@@ -30,11 +30,8 @@ from portal.outbound import UnsafeURL
 from portal.outbox import outbox_enqueue
 from provider import (
     AuthError,
-    NotFound,
     ProviderClient,
     ProviderError,
-    RateLimited,
-    Transient,
 )
 from provider.types import CustomFieldSpec
 
@@ -53,27 +50,6 @@ class ProviderUnavailable(Exception):
         self.code = code
 
 
-def provider_error_message(exc: Exception) -> str:
-    """What to tell the user about a failed provider call (never a key or a stack trace)."""
-    if isinstance(exc, CredentialError):
-        return ("The provider key of this reseller cannot be read. An owner must enter it "
-                "again under Settings.")
-    if isinstance(exc, UnsafeURL):
-        return f"The provider address of this reseller cannot be used: {exc}"
-    code = f" (code {exc.code})" if getattr(exc, "code", None) is not None else ""
-    if isinstance(exc, AuthError):
-        return (f"The provider rejected this reseller's API key{code}. An owner must enter a "
-                "new one under Settings.")
-    if isinstance(exc, RateLimited):
-        return "The provider is limiting requests right now. Try again in a minute."
-    if isinstance(exc, Transient):
-        return ("The provider did not answer properly. Try again in a few minutes "
-                f"({exc.message}).")
-    if isinstance(exc, NotFound):
-        return f"The provider does not know this business{code}: {exc.message}"
-    if isinstance(exc, ProviderError):
-        return f"The provider refused the request{code}: {exc.message}"
-    return "The provider could not be reached."
 
 
 @contextmanager

@@ -23,7 +23,8 @@ if DJANGO_ENV not in {"development", "production"}:
     raise ImproperlyConfigured("DJANGO_ENV must be 'development' or 'production'.")
 PRODUCTION = DJANGO_ENV == "production"
 
-DATA_DIR = Path(env.str("DATA_DIR", default=str(BASE_DIR / "data")))
+# Relative paths are taken from the project directory, whatever the working directory is.
+DATA_DIR = BASE_DIR / env.str("DATA_DIR", default="data")
 DATA_DIR.mkdir(parents=True, exist_ok=True)
 
 
@@ -145,7 +146,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = Path(env.str("STATIC_ROOT", default=str(DATA_DIR / "staticfiles")))
+STATIC_ROOT = BASE_DIR / env.str("STATIC_ROOT", default=str(DATA_DIR / "staticfiles"))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
