@@ -10,6 +10,8 @@ import django_filters
 from django import forms
 from django.db.models import Case, F, FloatField, Q, QuerySet, Value, When
 from django.db.models.functions import Cast
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 
 from accounts.models import Business
 
@@ -150,6 +152,7 @@ class BusinessFilterSet(django_filters.FilterSet):
             return queryset.filter(status_report__isnull=True)
         return queryset.filter(status_report__location_status=value)
 
+    @extend_schema_field(OpenApiTypes.BOOL)
     def filter_needs_action(self, queryset, name, value):
         if value:
             return queryset.filter(status_report__needs_action=True)

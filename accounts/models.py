@@ -338,3 +338,50 @@ class SyncRun(TenantOwned):
         if self.started_at is None:
             return None
         return (self.finished_at or timezone.now()) - self.started_at
+
+
+class ApiToken(TenantOwned):
+    """A personal API token of one member for one reseller, stored only as a hash.
+
+    Its role caps the member's (a manager can make a read-only token); the member's current
+    role and subtree still apply, so removing a member disables their tokens at once.
+    """
+
+    PREFIX = "rpt_"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="api_tokens")
+    name = models.CharField(max_length=100)
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.VIEWER)
+    key_hash = models.CharField(max_length=64, unique=True, editable=False)
+    key_hint = models.CharField(max_length=16, editable=False,
+                                help_text="The token's first characters, to recognise it.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.key_hint}…)"
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+
+class IdempotencyRecord(TenantOwned):
+    """The response to a POST sent with an Idempotency-Key, replayed when it is sent again."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="+")
+    key = models.CharField(max_length=255)
+    request_fingerprint = models.CharField(max_length=64)
+    response_status = models.PositiveSmallIntegerField()
+    response_body = models.JSONField(null=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["reseller", "user", "key"],
+                                               name="idempotency_unique_key")]

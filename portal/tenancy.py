@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.db import models
@@ -55,6 +55,18 @@ def tenant_scope(reseller: Reseller) -> Iterator[Reseller]:
         _current_tenant.reset(token)
 
 
+def enter_tenant_scope(reseller: Reseller) -> Token[Reseller | None]:
+    """For entry points that cannot wrap their work in `with tenant_scope(...)` (DRF resolves
+    the tenant in `initial()` and finishes in `finalize_response()`); pair with exit."""
+    if reseller is None or reseller.pk is None:
+        raise TenantScopeMissing("enter_tenant_scope() needs a saved reseller.")
+    return _current_tenant.set(reseller)
+
+
+def exit_tenant_scope(token: Token[Reseller | None]) -> None:
+    _current_tenant.reset(token)
+
+
 def tenant_task(func: F) -> F:
     """Run a task body inside the scope of the reseller named by its `reseller_id` argument."""
 
@@ -79,6 +91,10 @@ class TenantManager(models.Manager.from_queryset(TenantQuerySet)):  # type: igno
     def get_queryset(self) -> TenantQuerySet:
         tenant = current_tenant()
         return super().get_queryset().filter(reseller_id=tenant.pk)
+
+    def none(self) -> TenantQuerySet:
+        # An empty queryset reveals nothing, so it needs no scope (schema generation uses it).
+        return super().get_queryset().none()
 
 
 class TenantOwned(models.Model):

@@ -1,0 +1,11 @@
+from django.urls import path
+
+from accounts.api import views
+
+urlpatterns = [
+    path("businesses/", views.BusinessList.as_view(), name="api_business_list"),
+    path("businesses/<int:remote_id>/", views.BusinessDetail.as_view(),
+         name="api_business_detail"),
+    path("businesses/<int:remote_id>/children/", views.BusinessChildren.as_view(),
+         name="api_business_children"),
+]

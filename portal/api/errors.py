@@ -1,0 +1,65 @@
+"""One error shape for the whole API: {"code", "message", "fields"}, plus "provider_code" when
+the provider refused something."""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.views import exception_handler
+
+
+class ProviderRejected(exceptions.APIException):
+    """The provider refused a request made on the client's behalf."""
+
+    status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
+    default_code = "provider_rejected"
+
+    def __init__(self, message: str, *, provider_code: int | None = None, field: str = ""):
+        super().__init__(message)
+        self.provider_code = provider_code
+        self.field = field
+
+
+def _flatten(detail, prefix: str = "") -> dict[str, list[str]]:
+    fields: dict[str, list[str]] = {}
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            name = f"{prefix}.{key}" if prefix else str(key)
+            fields.update(_flatten(value, name))
+    elif isinstance(detail, list):
+        if all(not isinstance(item, dict | list) for item in detail):
+            fields[prefix or "non_field_errors"] = [str(item) for item in detail]
+        else:
+            for index, item in enumerate(detail):
+                fields.update(_flatten(item, f"{prefix}[{index}]"))
+    else:
+        fields[prefix or "non_field_errors"] = [str(detail)]
+    return fields
+
+
+def api_exception_handler(exc, context):
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound("Not found.")
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied(str(exc) or None)
+    response = exception_handler(exc, context)
+    if response is None:
+        return None
+    body = {"code": "error", "message": "", "fields": {}}
+    if isinstance(exc, exceptions.ValidationError):
+        body["code"] = "invalid"
+        body["fields"] = _flatten(exc.detail)
+        first = next(iter(body["fields"].items()), ("", [""]))
+        body["message"] = (f"{first[0]}: {first[1][0]}" if first[0] != "non_field_errors"
+                           else first[1][0]) or "Invalid input."
+    elif isinstance(exc, exceptions.APIException):
+        codes = exc.get_codes()
+        body["code"] = codes if isinstance(codes, str) else exc.default_code
+        body["message"] = str(exc.detail)
+    if isinstance(exc, ProviderRejected):
+        body["provider_code"] = exc.provider_code
+        if exc.field:
+            body["fields"] = {exc.field: [str(exc.detail)]}
+    response.data = body  # keeps DRF's headers (WWW-Authenticate, Retry-After, Allow)
+    return response
