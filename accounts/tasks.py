@@ -23,9 +23,9 @@ def _countdown(task, exc: Exception) -> float:
 
 
 def _give_up(run_id: int, exc: Exception) -> None:
-    SyncRun.unscoped.filter(pk=run_id).exclude(status__in=SyncRun.FINISHED).update(
+    SyncRun.objects.filter(pk=run_id).exclude(status__in=SyncRun.FINISHED).update(
         status=SyncRun.Status.FAILED, finished_at=timezone.now())
-    run = SyncRun.unscoped.get(pk=run_id)
+    run = SyncRun.objects.get(pk=run_id)
     run.errors = [*run.errors, f"Gave up after repeated provider failures: {exc}"][:20]
     run.save(update_fields=["errors"])
 

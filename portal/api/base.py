@@ -95,7 +95,7 @@ class TenantAPIMixin:
         """Views define `get_tenant_queryset()`; schema generation, which runs with no tenant,
         gets an empty queryset of the serializer's model."""
         if getattr(self, "swagger_fake_view", False):
-            return self.get_serializer_class().Meta.model.unscoped.none()
+            return self.get_serializer_class().Meta.model.objects.none()
         return self.get_tenant_queryset()
 
     def get_tenant_queryset(self):
