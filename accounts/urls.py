@@ -12,4 +12,5 @@ urlpatterns = [
     path("businesses/<int:remote_id>/hierarchy/", views.BusinessHierarchyView.as_view(),
          name="business_hierarchy"),
     path("", include("accounts.settings_urls")),
+    path("", include("accounts.token_urls")),
 ]

@@ -1,4 +1,5 @@
 import os
+import uuid
 
 import pytest
 from cryptography.fernet import Fernet
@@ -12,6 +13,14 @@ TEST_ENCRYPTION_KEYS = [Fernet.generate_key().decode(), Fernet.generate_key().de
 @pytest.fixture(autouse=True)
 def _encryption_keys(settings):
     settings.API_KEY_ENCRYPTION_KEYS = TEST_ENCRYPTION_KEYS[:1]
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(settings):
+    """Each test gets its own empty cache: throttle counts and cached provider answers never
+    leak between tests, nor between test runs through the shared file or Redis cache."""
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                                   "LOCATION": f"test-{uuid.uuid4()}"}}
 
 
 @pytest.fixture

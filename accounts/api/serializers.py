@@ -1,6 +1,9 @@
 from rest_framework import serializers
 
-from accounts.models import Business
+from accounts.forms import LEVEL_NAME_MAX, LEVEL_VALUE_MAX
+from accounts.models import AuditEvent, Business, SyncRun
+from accounts.syncing import RESOURCES
+from portal.models import OutboxEntry
 
 
 class BusinessSerializer(serializers.ModelSerializer):
@@ -20,3 +23,124 @@ class BusinessSerializer(serializers.ModelSerializer):
                   "created_by", "depth", "listing_status", "needs_action", "last_seen_at",
                   "removed_at"]
         read_only_fields = fields
+
+
+# -- changes (outbox entries) -------------------------------------------------------------------
+
+
+class ChangeSerializer(serializers.ModelSerializer):
+    """A write queued for the provider; poll it until `state` is accepted, rejected or failed."""
+
+    business_number = serializers.IntegerField(source="business.remote_id", read_only=True,
+                                               allow_null=True, default=None)
+    finished = serializers.SerializerMethodField()
+
+    class Meta:
+        model = OutboxEntry
+        fields = ["id", "kind", "state", "finished", "summary", "business_number",
+                  "provider_code", "provider_message", "attempts", "created_at", "finished_at"]
+        read_only_fields = fields
+
+    def get_finished(self, entry) -> bool:
+        return not entry.is_open
+
+
+# -- hierarchy mapping ---------------------------------------------------------------------------
+
+
+class HierarchyWriteSerializer(serializers.Serializer):
+    """The whole mapping: the provider replaces what it holds with exactly these levels."""
+
+    levels = serializers.DictField(
+        child=serializers.CharField(max_length=LEVEL_VALUE_MAX, allow_blank=False,
+                                    trim_whitespace=True),
+        allow_empty=False,
+        help_text="Level name → value; every value non-empty, each name at most once.")
+
+    def validate_levels(self, levels):
+        errors, seen, clean = {}, set(), {}
+        for name, value in levels.items():
+            stripped = str(name).strip()
+            if not stripped:
+                errors[name or "(empty)"] = ["A level needs a name."]
+            elif len(stripped) > LEVEL_NAME_MAX:
+                errors[name] = [f"A level name has at most {LEVEL_NAME_MAX} characters."]
+            elif stripped.casefold() in seen:
+                errors[name] = [f"“{stripped}” is given twice; each level appears once."]
+            seen.add(stripped.casefold())
+            clean[stripped] = value
+        if errors:
+            raise serializers.ValidationError(errors)
+        return clean
+
+
+class HierarchySerializer(serializers.Serializer):
+    business_number = serializers.IntegerField()
+    levels = serializers.DictField(child=serializers.CharField(),
+                                   help_text="The levels the provider last accepted.")
+    latest_change = ChangeSerializer(allow_null=True,
+                                     help_text="The latest change sent (or being sent).")
+    requested_levels = serializers.DictField(
+        child=serializers.CharField(), allow_null=True,
+        help_text="What the latest change asks for (until it is accepted, it differs from "
+                  "`levels`).")
+
+
+# -- sync runs -----------------------------------------------------------------------------------
+
+
+class SyncRunSerializer(serializers.ModelSerializer):
+    percent = serializers.IntegerField(read_only=True)
+    finished = serializers.BooleanField(source="is_finished", read_only=True)
+    requests = serializers.IntegerField(source="requests_made", read_only=True)
+    scope_number = serializers.IntegerField(source="scope.remote_id", read_only=True,
+                                            allow_null=True, default=None)
+    started_by = serializers.EmailField(source="created_by.email", read_only=True,
+                                        allow_null=True, default=None)
+    resources = serializers.ListField(child=serializers.ChoiceField(choices=RESOURCES))
+    counts = serializers.DictField(child=serializers.IntegerField(),
+                                   help_text="Rows mirrored per resource.")
+    errors = serializers.ListField(child=serializers.CharField(),
+                                   help_text="The first errors met.")
+
+    class Meta:
+        model = SyncRun
+        fields = ["id", "status", "finished", "resources", "scope_number", "total", "done",
+                  "failed", "percent", "counts", "errors", "requests", "rate_limited",
+                  "started_by", "created_at", "started_at", "finished_at"]
+        read_only_fields = fields
+
+
+class SyncStartSerializer(serializers.Serializer):
+    resources = serializers.ListField(
+        child=serializers.ChoiceField(choices=RESOURCES), required=False, allow_empty=False,
+        help_text="What to sync; everything when left out.")
+
+
+# -- audit events --------------------------------------------------------------------------------
+
+
+class AuditEventSerializer(serializers.ModelSerializer):
+    actor = serializers.CharField(source="actor_label", read_only=True)
+    summary = serializers.JSONField(read_only=True)
+
+    class Meta:
+        model = AuditEvent
+        fields = ["id", "created_at", "actor", "action", "object_type", "object_id", "summary"]
+        read_only_fields = fields
+
+
+class AuditFilterSerializer(serializers.Serializer):
+    action = serializers.CharField(required=False, allow_blank=True, max_length=64)
+    actor = serializers.CharField(required=False, allow_blank=True, max_length=254,
+                                  help_text="Part of the actor's email.")
+    date_from = serializers.DateField(required=False, allow_null=True)
+    date_to = serializers.DateField(required=False, allow_null=True)
+
+    def validate(self, attrs):
+        start, end = attrs.get("date_from"), attrs.get("date_to")
+        if start and end and start > end:
+            raise serializers.ValidationError({"date_to": ["The end date is before the start "
+                                                           "date."]})
+        return attrs
+

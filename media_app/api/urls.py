@@ -1,1 +1,8 @@
-urlpatterns: list = []
+from django.urls import path
+
+from media_app.api import views
+
+urlpatterns = [
+    path("businesses/<int:remote_id>/media/", views.BusinessMediaView.as_view(),
+         name="api_business_media"),
+]

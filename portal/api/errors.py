@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
-from rest_framework import exceptions, status
+from drf_spectacular.utils import extend_schema_serializer
+from rest_framework import exceptions, serializers, status
 from rest_framework.views import exception_handler
 
 
@@ -63,3 +64,53 @@ def api_exception_handler(exc, context):
             body["fields"] = {exc.field: [str(exc.detail)]}
     response.data = body  # keeps DRF's headers (WWW-Authenticate, Retry-After, Allow)
     return response
+
+
+@extend_schema_serializer(component_name="Error")
+class ApiErrorSerializer(serializers.Serializer):
+    """The shape of every error answer of the API."""
+
+    code = serializers.CharField(help_text="What went wrong, e.g. invalid, not_found, "
+                                           "permission_denied, throttled, provider_rejected.")
+    message = serializers.CharField(allow_blank=True)
+    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()),
+                                   help_text="Messages per input field (dotted paths).")
+    provider_code = serializers.IntegerField(required=False, allow_null=True,
+                                             help_text="The provider's code, when it refused.")
+
+
+ERROR_SCHEMA = {
+    "type": "object",
+    "description": "The shape of every error answer of the API.",
+    "properties": {
+        "code": {"type": "string"},
+        "message": {"type": "string"},
+        "fields": {"type": "object",
+                   "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+        "provider_code": {"type": "integer", "nullable": True},
+    },
+    "required": ["code", "message", "fields"],
+}
+
+STANDARD_ERRORS = {
+    "400": "Invalid input: `fields` names each field and its problem.",
+    "401": "No token, or an unknown or revoked one.",
+    "403": "The member's (or the token's) role does not allow this.",
+    "404": "No such reseller or object, or one of another reseller.",
+    "429": "Too many requests for this token; see Retry-After.",
+}
+
+
+def add_standard_errors(result, generator, request, public):
+    """Postprocessing hook: every operation documents the uniform errors it can answer."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas.setdefault("Error", ERROR_SCHEMA)
+    reference = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            for status_code, description in STANDARD_ERRORS.items():
+                operation["responses"].setdefault(
+                    status_code, {"description": description, "content": reference})
+    return result

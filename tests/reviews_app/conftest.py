@@ -1,16 +1,7 @@
 import gc
 import threading
-import uuid
 
 import pytest
-
-
-@pytest.fixture(autouse=True)
-def _private_cache(settings):
-    """Each test gets an empty in-memory cache, so cached provider answers never leak between
-    tests (or from a previous run through the file cache)."""
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-                                   "LOCATION": f"reviews-tests-{uuid.uuid4()}"}}
 
 
 @pytest.fixture

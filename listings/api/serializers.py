@@ -1,0 +1,265 @@
+"""Serializers of the listings API. Component names carry a `Listings` prefix where another
+app's API has a resource of the same idea (changes, errors), so the schema has no collisions."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from listings.editor.errors import error_field
+from listings.editor.schema import CATEGORY_SOURCES, COUNTRIES
+from listings.forms import EVENT_NAMES
+from listings.models import (
+    AiSearchConfiguration,
+    Answer,
+    Category,
+    CustomField,
+    ListingSite,
+    ListingStatusReport,
+    ListingVersion,
+    Question,
+    Subscription,
+)
+from portal.models import OutboxEntry
+
+# The sections of a create-listing body (the paths of the editor's forms).
+LISTING_SECTIONS = ("businessInfo", "additionalInfo", "profileListing", "mapsListing",
+                    "engineListing", "socialListing", "internalListing", "thirdPartyListing",
+                    "media", "optOut", "socialProfileURLs", "healthcare", "covidInfo")
+
+
+
+
+class ListingsChangeSerializer(serializers.ModelSerializer):
+    """A write queued for the provider (an outbox entry): poll it through the resource that
+    lists it until `state` is accepted, rejected or failed."""
+
+    business_number = serializers.IntegerField(source="business.remote_id", read_only=True,
+                                               allow_null=True, default=None)
+
+    class Meta:
+        model = OutboxEntry
+        fields = ["id", "kind", "state", "summary", "business_number", "provider_code",
+                  "provider_message", "created_at", "finished_at"]
+        read_only_fields = fields
+
+
+# -- listing -------------------------------------------------------------------------------------
+
+class ListingPayloadSerializer(serializers.Serializer):
+    """A create-listing body (spec/interface.md): only the sections that change;
+    `businessInfo.name` is always required. Checked with the listing editor's rules."""
+
+    businessInfo = serializers.DictField(  # noqa: N815 - the provider's names
+        help_text="name (required), phone, location {address1, city, state, zip, countryCode}…")
+    additionalInfo = serializers.DictField(required=False)  # noqa: N815
+    profileListing = serializers.DictField(required=False)  # noqa: N815
+    mapsListing = serializers.DictField(required=False)  # noqa: N815
+    engineListing = serializers.DictField(required=False)  # noqa: N815
+    socialListing = serializers.DictField(required=False)  # noqa: N815
+    internalListing = serializers.DictField(required=False)  # noqa: N815
+    thirdPartyListing = serializers.DictField(required=False)  # noqa: N815
+    media = serializers.DictField(required=False)
+    optOut = serializers.DictField(required=False)  # noqa: N815
+    socialProfileURLs = serializers.DictField(required=False)  # noqa: N815
+    healthcare = serializers.DictField(required=False)
+    covidInfo = serializers.DictField(required=False)  # noqa: N815
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(LISTING_SECTIONS))
+            if unknown:
+                raise serializers.ValidationError(
+                    {name: ["Not a section of the create-listing body."] for name in unknown})
+        return super().to_internal_value(data)
+
+    def validate_businessInfo(self, value):  # noqa: N802
+        if not isinstance(value.get("name"), str) or not value["name"].strip():
+            raise serializers.ValidationError({"name": ["This field is required."]})
+        return value
+
+
+class ListingSubmissionSerializer(serializers.ModelSerializer):
+    """One submitted version of a listing and what became of it."""
+
+    state = serializers.ChoiceField(choices=OutboxEntry.State.choices, read_only=True)
+    outbox_entry_id = serializers.IntegerField(read_only=True, allow_null=True)
+    provider_code = serializers.SerializerMethodField()
+    provider_message = serializers.SerializerMethodField()
+    field = serializers.SerializerMethodField(
+        help_text="The dotted path of the field a rejection is about, if any.")
+
+    class Meta:
+        model = ListingVersion
+        fields = ["number", "state", "summary", "payload", "outbox_entry_id", "provider_code",
+                  "provider_message", "field", "created_at", "accepted_at"]
+        read_only_fields = fields
+
+    def get_provider_code(self, version) -> int | None:
+        return version.outbox_entry.provider_code if version.outbox_entry else None
+
+    def get_provider_message(self, version) -> str:
+        return version.outbox_entry.provider_message if version.outbox_entry else ""
+
+    def get_field(self, version) -> str | None:
+        entry = version.outbox_entry
+        if entry is None or version.state != OutboxEntry.State.REJECTED:
+            return None
+        return error_field(entry.provider_code, entry.provider_message, version.payload)
+
+
+class ListingDraftSerializer(serializers.Serializer):
+    number = serializers.IntegerField(allow_null=True,
+                                      help_text="Null when nothing was submitted yet.")
+    state = serializers.CharField(allow_null=True)
+    document = serializers.DictField()
+
+
+class ListingAcceptedSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    document = serializers.DictField()
+    accepted_at = serializers.DateTimeField()
+
+
+class ListingSerializer(serializers.Serializer):
+    business_number = serializers.IntegerField()
+    fixed = serializers.BooleanField(help_text="Whether the provider accepted a version yet.")
+    draft = ListingDraftSerializer(help_text="The latest version's document (or, before any, "
+                                             "what the portal knows of the business).")
+    accepted = ListingAcceptedSerializer(allow_null=True)
+
+
+# -- status ----------------------------------------------------------------------------------------
+
+class ListingSiteSerializer(serializers.ModelSerializer):
+    # The provider leaves a site's link empty until it is listed there, so not a strict URI.
+    url = serializers.CharField(read_only=True, allow_blank=True,
+                                help_text="The listing's address on the site; empty if none.")
+
+    class Meta:
+        model = ListingSite
+        fields = ["site_id", "site_name", "status", "errors", "url", "last_seen_at"]
+        read_only_fields = fields
+
+
+class ListingStatusReportSerializer(serializers.ModelSerializer):
+    business_number = serializers.IntegerField(source="remote_id", read_only=True)
+
+    class Meta:
+        model = ListingStatusReport
+        fields = ["business_number", "business_name", "activation_status", "location_status",
+                  "last_updated_text", "publish_listings", "errors", "total_sites",
+                  "synced_count", "submitted_count", "need_updates_count", "opted_out_count",
+                  "not_connected_count", "needs_action", "last_seen_at"]
+        read_only_fields = fields
+
+
+class ListingStatusSerializer(serializers.Serializer):
+    report = ListingStatusReportSerializer()
+    sites = ListingSiteSerializer(many=True)
+
+
+# -- categories ------------------------------------------------------------------------------------
+
+class CategorySerializer(serializers.ModelSerializer):
+    id = serializers.CharField(source="remote_id", read_only=True,
+                               help_text="The category id (a dotted path for the maps source).")
+
+    class Meta:
+        model = Category
+        fields = ["id", "name", "source", "country_code", "primary", "last_seen_at"]
+        read_only_fields = fields
+
+
+class CategoryFetchRequestSerializer(serializers.Serializer):
+    country = serializers.ChoiceField(choices=sorted(COUNTRIES),
+                                      help_text="The country whose lists are fetched.")
+
+
+class CategoryFetchSerializer(serializers.Serializer):
+    counts = serializers.DictField(child=serializers.IntegerField(),
+                                   help_text="Source → categories mirrored.")
+    errors = serializers.DictField(child=serializers.CharField(),
+                                   help_text="Source → why its list could not be fetched.")
+
+
+CATEGORY_SOURCE_CHOICES = sorted(CATEGORY_SOURCES)
+
+
+# -- Q&A -------------------------------------------------------------------------------------------
+
+class AnswerSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Answer
+        fields = ["remote_id", "answer", "answered_by_owner", "updated_by", "updated_on", "time",
+                  "user_category"]
+        read_only_fields = fields
+
+
+class QuestionSerializer(serializers.ModelSerializer):
+    answers = AnswerSerializer(many=True, read_only=True, source="live_answers")
+
+    class Meta:
+        model = Question
+        fields = ["remote_id", "question", "asked_by_owner", "answered_by_owner", "updated_by",
+                  "updated_on", "time", "user_category", "answer_count", "answers"]
+        read_only_fields = fields
+
+
+# -- custom fields ---------------------------------------------------------------------------------
+
+class CustomFieldSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = CustomField
+        fields = ["remote_id", "field_name", "type", "default_value", "drop_down_options",
+                  "field_description", "filterable", "last_seen_at"]
+        read_only_fields = fields
+
+
+class CustomFieldCreateSerializer(serializers.Serializer):
+    """The shape of the body; the rules (name unique, options only for drop-downs, default fits
+    the type) are the portal form's (`listings.forms.CustomFieldForm`)."""
+
+    field_name = serializers.CharField()
+    type = serializers.ChoiceField(choices=CustomField.Type.choices)
+    drop_down_options = serializers.ListField(child=serializers.CharField(), required=False,
+                                              default=list,
+                                              help_text="Only, and required, for drop-downs.")
+    default_value = serializers.CharField(required=False, allow_blank=True, default="")
+    field_description = serializers.CharField(required=False, allow_blank=True, default="")
+    filterable = serializers.BooleanField(required=False, default=False)
+
+
+# -- AI search -------------------------------------------------------------------------------------
+
+class AiSearchConfigurationSerializer(serializers.ModelSerializer):
+    account_number = serializers.IntegerField(source="remote_id", read_only=True)
+
+    class Meta:
+        model = AiSearchConfiguration
+        fields = ["account_number", "frequency", "quota", "billing_type", "themes",
+                  "last_seen_at"]
+        read_only_fields = fields
+
+
+# -- webhooks --------------------------------------------------------------------------------------
+
+class SubscriptionSerializer(serializers.ModelSerializer):
+    """A webhook subscription; its basic-auth password is never returned."""
+
+    class Meta:
+        model = Subscription
+        fields = ["remote_id", "event_name", "webhook_url", "emails", "last_seen_at"]
+        read_only_fields = fields
+
+
+class SubscriptionCreateSerializer(serializers.Serializer):
+    """The shape of the body; the rules are the portal form's
+    (`listings.forms.SubscriptionForm`)."""
+
+    webhook_url = serializers.CharField(help_text="https only.")
+    event_name = serializers.ChoiceField(choices=EVENT_NAMES)
+    emails = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+    auth_username = serializers.CharField(required=False, allow_blank=True, default="")
+    auth_password = serializers.CharField(required=False, allow_blank=True, default="",
+                                          write_only=True,
+                                          style={"input_type": "password"})

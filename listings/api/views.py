@@ -1,0 +1,422 @@
+"""The listings API: a location's listing and its submissions, listing status, categories, Q&A,
+custom fields, the AI-search configuration and webhook subscriptions.
+
+Views stay thin: reads go through the selectors, writes through the services; bodies are checked
+by the portal's own forms and the listing editor, so the API refuses what the UI refuses."""
+
+from __future__ import annotations
+
+import django_filters
+from django.http import Http404, QueryDict
+from django.utils import timezone
+from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from rest_framework import exceptions, generics, status
+from rest_framework.response import Response
+
+from accounts.selectors import business_get
+from listings import selectors as listing_selectors
+from listings.api import serializers as s
+from listings.editor import selectors
+from listings.editor.categories import categories_fetch
+from listings.editor.diff import listing_diff, merge
+from listings.editor.editor import ListingEditor
+from listings.editor.fields import RepeatedInput
+from listings.editor.rows import RowsForm
+from listings.editor.rules import check_listing
+from listings.editor.services import ListingBusy, listing_submit
+from listings.forms import CustomFieldForm, SubscriptionForm
+from listings.models import Category, ListingSite, ListingStatusReport, ListingVersion
+from listings.services import (
+    ProviderUnavailable,
+    ai_search_configuration_refresh,
+    custom_field_create,
+    qna_delete_all,
+    subscription_create,
+    subscription_delete,
+)
+from portal.api.base import IdempotentCreateMixin, TenantAPIMixin
+from portal.api.errors import ApiErrorSerializer, ProviderRejected
+
+ERRORS = {code: ApiErrorSerializer for code in (400, 401, 403, 404)}
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key", str, OpenApiParameter.HEADER, required=False,
+    description="A retry with the same key and body replays the first answer.")
+
+
+class Conflict(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "busy"
+    default_detail = "The previous change is still being sent."
+
+
+def _invalid(fields: dict[str, list[str]]) -> exceptions.ValidationError:
+    return exceptions.ValidationError(fields)
+
+
+class BusinessAPIMixin(TenantAPIMixin):
+    """A resource of one business of the tenant (404 outside the tenant or the subtree)."""
+
+    def get_business(self):
+        if not hasattr(self, "business"):
+            self.business = business_get(tenant=self.tenant, membership=self.membership,
+                                         remote_id=self.kwargs["remote_id"])
+        return self.business
+
+
+# -- listing ---------------------------------------------------------------------------------------
+
+def _editor_data(editor: ListingEditor) -> QueryDict:
+    """The form data the editor renders for its document (what a browser would submit), so
+    that a JSON body goes through exactly the editor's field checks."""
+    data = QueryDict(mutable=True)
+    for form in editor.forms:
+        for bound in form:
+            widget, value = bound.field.widget, bound.value()
+            if widget.__class__.__name__ == "CheckboxInput":
+                if value:
+                    data.setlist(bound.html_name, ["on"])
+            elif isinstance(widget, RepeatedInput):
+                data.setlist(bound.html_name, list(widget.format_value(value)))
+            elif hasattr(value, "isoformat"):
+                data.setlist(bound.html_name, [value.isoformat()])
+            else:
+                data.setlist(bound.html_name, ["" if value is None else str(value)])
+    return data
+
+
+def _listing_errors(document: dict, accepted: dict | None) -> dict[str, list[str]]:
+    """The listing editor's verdict on `document` (field checks and the provider's rules),
+    as dotted path → messages. Private helper: the editor validates forms, not JSON."""
+    try:
+        rendered = ListingEditor(document=document, accepted=accepted)
+        editor = ListingEditor(_editor_data(rendered), document=document, accepted=accepted)
+        valid = editor.is_valid()
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return {"non_field_errors": ["The listing is malformed: check the types of its values."]}
+    fields: dict[str, list[str]] = {}
+    # The provider's rules on the document as sent, too: a form that is disabled once the
+    # listing is fixed (the business status) would otherwise show the accepted value instead.
+    for error in check_listing(document, accepted=accepted, fixed=accepted is not None,
+                               today=timezone.localdate()):
+        fields.setdefault(error.path, []).append(error.message)
+    if valid:
+        return fields
+    for form in editor.forms:
+        for name, messages in form.errors.items():
+            if isinstance(form, RowsForm) or name == "__all__":
+                path = form.path or "non_field_errors"
+            else:
+                path = f"{form.path}.{name}" if form.path else name
+            known = fields.setdefault(path, [])
+            known.extend(str(m) for m in messages if str(m) not in known)
+    for message in editor.messages:
+        if not any(message in messages for messages in fields.values()):
+            fields.setdefault("non_field_errors", []).append(message)
+    return fields
+
+
+@extend_schema(summary="A location's listing: the current draft and the last accepted version",
+               responses={200: s.ListingSerializer, **ERRORS})
+class ListingView(BusinessAPIMixin, generics.GenericAPIView):
+    serializer_class = s.ListingSerializer
+
+    def get(self, request, *args, **kwargs):
+        business = self.get_business()
+        latest = selectors.listing_version_latest(tenant=self.tenant, business=business)
+        accepted = selectors.listing_version_last_accepted(tenant=self.tenant, business=business)
+        data = {
+            "business_number": business.remote_id,
+            "fixed": accepted is not None,
+            "draft": {"number": latest.number if latest else None,
+                      "state": latest.state if latest else None,
+                      "document": (latest.document if latest else
+                                   selectors.listing_document_from_business(business))},
+            "accepted": ({"number": accepted.number, "document": accepted.document,
+                          "accepted_at": accepted.accepted_at} if accepted else None),
+        }
+        return Response(s.ListingSerializer(data).data)
+
+
+SUBMISSION_EXAMPLE = OpenApiExample(
+    "A change of phone and hours",
+    value={"businessInfo": {"name": "Harbour Lights Cafe", "phone": "(206) 555-0142"},
+           "additionalInfo": {"hoursOfOperations": [
+               {"day": 0, "isOpen": 1,
+                "workingHours": [{"startHour": 28800, "endHour": 57600}]}]}},
+    request_only=True)
+
+
+class ListingSubmissionList(IdempotentCreateMixin, BusinessAPIMixin, generics.ListAPIView):
+    """The submitted versions of a location's listing, newest first; POST submits a change."""
+
+    serializer_class = s.ListingSubmissionSerializer
+
+    def get_tenant_queryset(self):
+        return selectors.listing_version_list(tenant=self.tenant, business=self.get_business())
+
+    @extend_schema(
+        summary="Submit a change of the listing",
+        description="The body is a create-listing body holding what changes. It is checked with "
+                    "the listing editor's rules (errors name dotted paths such as "
+                    "`profileListing.foodDelivery`), stored as a new version and queued for the "
+                    "provider: poll the returned submission until its state is accepted, "
+                    "rejected or failed. 409 while the previous change is still pending.",
+        request=s.ListingPayloadSerializer, parameters=[IDEMPOTENCY_KEY],
+        examples=[SUBMISSION_EXAMPLE],
+        responses={202: s.ListingSubmissionSerializer, 409: ApiErrorSerializer,
+                   **ERRORS})
+    def post(self, request, *args, **kwargs):
+        return self.idempotent(request, lambda: self._submit(request))
+
+    def _submit(self, request):
+        business = self.get_business()
+        if not business.is_location:
+            raise _invalid({"non_field_errors": ["Only a location has a listing."]})
+        body = s.ListingPayloadSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        payload = {key: value for key, value in request.data.items()}
+        accepted = selectors.listing_version_last_accepted(tenant=self.tenant, business=business)
+        accepted_document = accepted.document if accepted else None
+        document = merge(accepted_document or {}, payload)
+        errors = _listing_errors(document, accepted_document)
+        if errors:
+            raise _invalid(errors)
+        baseline = accepted_document or selectors.listing_document_from_business(business)
+        editor = ListingEditor(document=document, accepted=accepted_document)
+        changes = listing_diff(baseline, document, editor.labels())
+        if not changes:
+            raise _invalid({"non_field_errors": [
+                "Nothing changed since the last accepted version, so there is nothing to "
+                "send."]})
+        try:
+            version = listing_submit(tenant=self.tenant, actor=request.user, business=business,
+                                     payload=payload,
+                                     summary="; ".join(change.label for change in changes))
+        except ListingBusy as exc:
+            raise Conflict(str(exc)) from exc
+        return Response(s.ListingSubmissionSerializer(version).data,
+                        status=status.HTTP_202_ACCEPTED)
+
+
+@extend_schema(summary="One submission of the listing (poll it)",
+               responses={200: s.ListingSubmissionSerializer, **ERRORS})
+class ListingSubmissionDetail(BusinessAPIMixin, generics.RetrieveAPIView):
+    serializer_class = s.ListingSubmissionSerializer
+
+    def get_object(self):
+        try:
+            return selectors.listing_version_get(tenant=self.tenant, business=self.get_business(),
+                                                 number=self.kwargs["number"])
+        except ListingVersion.DoesNotExist:
+            raise Http404("No such submission.") from None
+
+
+@extend_schema(summary="A location's listing status report and its sites",
+               responses={200: s.ListingStatusSerializer, **ERRORS})
+class ListingStatusView(BusinessAPIMixin, generics.GenericAPIView):
+    serializer_class = s.ListingStatusSerializer
+
+    def get(self, request, *args, **kwargs):
+        business = self.get_business()
+        report = ListingStatusReport.objects.filter(reseller=self.tenant,
+                                                    business=business).first()
+        if report is None:
+            raise Http404("No status report was mirrored for this business yet.")
+        sites = ListingSite.objects.filter(reseller=self.tenant, business=business,
+                                           removed_at__isnull=True).order_by("site_name")
+        return Response(s.ListingStatusSerializer({"report": report, "sites": sites}).data)
+
+
+# -- categories ------------------------------------------------------------------------------------
+
+class CategoryFilterSet(django_filters.FilterSet):
+    source = django_filters.ChoiceFilter(choices=[(c, c) for c in s.CATEGORY_SOURCE_CHOICES])
+    country = django_filters.CharFilter(field_name="country_code", lookup_expr="iexact")
+    q = django_filters.CharFilter(field_name="name", lookup_expr="icontains",
+                                  label="Part of the name")
+    primary = django_filters.BooleanFilter()
+
+    class Meta:
+        model = Category
+        fields = ["source", "country", "q", "primary"]
+
+
+@extend_schema(summary="Mirrored categories of the provider's lists")
+class CategoryList(TenantAPIMixin, generics.ListAPIView):
+    serializer_class = s.CategorySerializer
+    filter_backends = [DjangoFilterBackend]
+    filterset_class = CategoryFilterSet
+
+    def get_tenant_queryset(self):
+        return Category.objects.filter(reseller=self.tenant, removed_at__isnull=True).order_by(
+            "source", "country_code", "name", "pk")
+
+
+@extend_schema(summary="Fetch a country's category lists from the provider into the mirror",
+               request=s.CategoryFetchRequestSerializer,
+               responses={200: s.CategoryFetchSerializer, **ERRORS})
+class CategoryFetchView(BusinessAPIMixin, generics.GenericAPIView):
+    serializer_class = s.CategoryFetchSerializer
+
+    def post(self, request, *args, **kwargs):
+        business = self.get_business()
+        body = s.CategoryFetchRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        result = categories_fetch(tenant=self.tenant, business=business,
+                                  country_code=body.validated_data["country"])
+        return Response(s.CategoryFetchSerializer(
+            {"counts": result.counts, "errors": result.errors}).data)
+
+
+# -- Q&A -------------------------------------------------------------------------------------------
+
+class QuestionList(BusinessAPIMixin, generics.ListAPIView):
+    """A location's questions with their answers; DELETE queues the deletion of all of them."""
+
+    serializer_class = s.QuestionSerializer
+
+    def get_tenant_queryset(self):
+        return listing_selectors.question_list(tenant=self.tenant, business=self.get_business())
+
+    @extend_schema(summary="Questions of a location, with answers")
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(summary="Delete every question and answer of a location",
+                   description="Queued for the provider: answers 202 with the change. A "
+                               "deletion already on its way is returned instead of a second.",
+                   request=None, responses={202: s.ListingsChangeSerializer, **ERRORS})
+    def delete(self, request, *args, **kwargs):
+        entry = qna_delete_all(tenant=self.tenant, actor=request.user,
+                               business=self.get_business())
+        return Response(s.ListingsChangeSerializer(entry).data, status=status.HTTP_202_ACCEPTED)
+
+
+# -- custom fields ---------------------------------------------------------------------------------
+
+class CustomFieldList(IdempotentCreateMixin, TenantAPIMixin, generics.ListAPIView):
+    """The account's custom fields; POST queues a new one."""
+
+    serializer_class = s.CustomFieldSerializer
+
+    def get_tenant_queryset(self):
+        return listing_selectors.custom_field_list(tenant=self.tenant)
+
+    @extend_schema(summary="Custom fields of the account")
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Create a custom field",
+        description="Checked like the portal's form, then queued for the provider: 202 with "
+                    "the change; the field is listed once the provider accepted it.",
+        request=s.CustomFieldCreateSerializer, parameters=[IDEMPOTENCY_KEY],
+        examples=[OpenApiExample("A drop-down", request_only=True, value={
+            "field_name": "Parking", "type": "DROPDOWN_SINGLE",
+            "drop_down_options": ["Street", "Garage"], "default_value": "Street"})],
+        responses={202: s.ListingsChangeSerializer, **ERRORS})
+    def post(self, request, *args, **kwargs):
+        return self.idempotent(request, lambda: self._create(request))
+
+    def _create(self, request):
+        body = s.CustomFieldCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = dict(body.validated_data)
+        data["drop_down_options"] = "\n".join(data["drop_down_options"])
+        form = CustomFieldForm(data, tenant=self.tenant)
+        if not form.is_valid():
+            raise _invalid({k: list(v) for k, v in form.errors.items()})
+        cleaned = form.cleaned_data
+        entry = custom_field_create(
+            tenant=self.tenant, actor=request.user, field_name=cleaned["field_name"],
+            type=cleaned["type"], default_value=cleaned["default_value"],
+            drop_down_options=cleaned["options"],
+            field_description=cleaned["field_description"], filterable=cleaned["filterable"])
+        return Response(s.ListingsChangeSerializer(entry).data, status=status.HTTP_202_ACCEPTED)
+
+
+# -- AI search -------------------------------------------------------------------------------------
+
+@extend_schema(summary="The account's AI-search configuration (as last mirrored)",
+               responses={200: s.AiSearchConfigurationSerializer, **ERRORS})
+class AiSearchView(TenantAPIMixin, generics.GenericAPIView):
+    serializer_class = s.AiSearchConfigurationSerializer
+
+    def get(self, request, *args, **kwargs):
+        configuration = listing_selectors.ai_search_configuration_get(tenant=self.tenant)
+        if configuration is None:
+            raise Http404("No AI-search configuration was fetched yet: refresh it.")
+        return Response(s.AiSearchConfigurationSerializer(configuration).data)
+
+
+@extend_schema(summary="Fetch the AI-search configuration from the provider now",
+               request=None,
+               responses={200: s.AiSearchConfigurationSerializer, 422: ApiErrorSerializer,
+                          **ERRORS})
+class AiSearchRefreshView(TenantAPIMixin, generics.GenericAPIView):
+    serializer_class = s.AiSearchConfigurationSerializer
+
+    def post(self, request, *args, **kwargs):
+        try:
+            configuration = ai_search_configuration_refresh(tenant=self.tenant,
+                                                            actor=request.user)
+        except ProviderUnavailable as exc:
+            raise ProviderRejected(str(exc), provider_code=exc.code) from exc
+        return Response(s.AiSearchConfigurationSerializer(configuration).data)
+
+
+# -- webhooks --------------------------------------------------------------------------------------
+
+class SubscriptionList(IdempotentCreateMixin, TenantAPIMixin, generics.ListAPIView):
+    """The account's webhook subscriptions; POST queues a new one."""
+
+    serializer_class = s.SubscriptionSerializer
+
+    def get_tenant_queryset(self):
+        return listing_selectors.subscription_list(tenant=self.tenant)
+
+    @extend_schema(summary="Webhook subscriptions of the account")
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Subscribe a webhook",
+        description="Checked like the portal's form (https URL, a known event, email "
+                    "addresses, user name and password together), then queued: 202 with the "
+                    "change. The password is sent to the provider once and never returned.",
+        request=s.SubscriptionCreateSerializer, parameters=[IDEMPOTENCY_KEY],
+        examples=[OpenApiExample("A listing webhook", request_only=True, value={
+            "webhook_url": "https://hooks.example.com/portal", "event_name": "LISTING_UPDATED",
+            "emails": ["ops@example.com"]})],
+        responses={202: s.ListingsChangeSerializer, **ERRORS})
+    def post(self, request, *args, **kwargs):
+        return self.idempotent(request, lambda: self._create(request))
+
+    def _create(self, request):
+        body = s.SubscriptionCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = dict(body.validated_data)
+        data["emails"] = "\n".join(data["emails"])
+        form = SubscriptionForm(data)
+        if not form.is_valid():
+            raise _invalid({k: list(v) for k, v in form.errors.items()})
+        entry = subscription_create(tenant=self.tenant, actor=request.user, **form.cleaned_data)
+        return Response(s.ListingsChangeSerializer(entry).data, status=status.HTTP_202_ACCEPTED)
+
+
+@extend_schema(summary="Unsubscribe a webhook",
+               description="Queued for the provider: 202 with the change; the subscription "
+                           "is listed until the provider confirms.",
+               request=None, responses={202: s.ListingsChangeSerializer, **ERRORS})
+class SubscriptionDetail(TenantAPIMixin, generics.GenericAPIView):
+    serializer_class = s.ListingsChangeSerializer
+
+    def delete(self, request, *args, **kwargs):
+        subscription = listing_selectors.subscription_get(tenant=self.tenant,
+                                                          remote_id=self.kwargs["remote_id"])
+        if subscription is None:
+            raise Http404("No such subscription.")
+        entry = subscription_delete(tenant=self.tenant, actor=request.user,
+                                    subscription=subscription)
+        return Response(s.ListingsChangeSerializer(entry).data, status=status.HTTP_202_ACCEPTED)

@@ -1,0 +1,89 @@
+"""The media API: a business's gallery, and adding a photo or video (queued in the outbox)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.response import Response
+
+from accounts.selectors import business_get
+from media_app import selectors
+from media_app.api.serializers import (
+    MediaAddSerializer,
+    MediaFilterSerializer,
+    MediaItemSerializer,
+    OutboxChangeSerializer,
+)
+from media_app.services import media_add
+from portal.api.base import IdempotentCreateMixin, TenantAPIMixin
+from portal.api.errors import ApiErrorSerializer
+
+ERRORS = {code: OpenApiResponse(ApiErrorSerializer, description=text) for code, text in {
+    400: "Invalid input: `fields` names the parameters at fault.",
+    401: "No or an unknown token.",
+    403: "The member's or the token's role does not allow this.",
+    404: "No such reseller, or no such business for this member.",
+    429: "Too many requests for this token; see Retry-After.",
+}.items()}
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key", str, OpenApiParameter.HEADER, required=False,
+    description="Any unique string (at most 255 characters): a retry with the same key and "
+                "body answers as the first request did, without queueing twice.")
+
+
+@extend_schema(tags=["media"])
+class BusinessMediaView(IdempotentCreateMixin, TenantAPIMixin, generics.ListCreateAPIView):
+    """A business's photos and videos, newest first; adding one queues it for the provider."""
+
+    serializer_class = MediaItemSerializer
+    filter_backends: list = []
+
+    def get_business(self):
+        if not hasattr(self, "_business"):
+            self._business = business_get(tenant=self.tenant, membership=self.membership,
+                                          remote_id=self.kwargs["remote_id"])
+        return self._business
+
+    def get_serializer_class(self):
+        if self.request is not None and self.request.method == "POST":
+            return MediaAddSerializer
+        return MediaItemSerializer
+
+    def get_tenant_queryset(self):
+        business = self.get_business()
+        filters = MediaFilterSerializer(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
+        return selectors.media_list(tenant=self.tenant, business=business,
+                                    **filters.validated_data)
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return MediaItemSerializer.Meta.model.unscoped.none()
+        return self.get_tenant_queryset()
+
+    @extend_schema(summary="List a business's media", parameters=[MediaFilterSerializer],
+                   responses={200: MediaItemSerializer(many=True),
+                              **{c: ERRORS[c] for c in (400, 401, 404, 429)}})
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Add a photo or video",
+        description="Checks the provider's media rules, then queues the upload: the answer is "
+                    "202 with the queued change. The item appears in the media list once the "
+                    "provider has accepted it.",
+        parameters=[IDEMPOTENCY_KEY], request=MediaAddSerializer,
+        responses={202: OutboxChangeSerializer, **ERRORS})
+    def post(self, request, *args, **kwargs):
+        business = self.get_business()
+
+        def create():
+            body = MediaAddSerializer(data=request.data)
+            body.is_valid(raise_exception=True)
+            data = body.validated_data
+            entry = media_add(tenant=self.tenant, actor=request.user, business=business,
+                              url=data["url"], category=data["category"],
+                              description=data["description"], media_format=data["media_format"])
+            return Response(OutboxChangeSerializer(entry).data, status=status.HTTP_202_ACCEPTED)
+
+        return self.idempotent(request, create)

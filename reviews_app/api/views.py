@@ -1,0 +1,183 @@
+"""The reviews API: review counts (live from the provider), competitor metrics, the competitive
+ranking, surveys and their responses (mirrored)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import exceptions, generics, status
+from rest_framework.response import Response
+
+from accounts.selectors import business_get
+from media_app.api.views import ERRORS, IDEMPOTENCY_KEY
+from portal.api.base import IdempotentCreateMixin, TenantAPIMixin
+from portal.api.errors import ApiErrorSerializer, ProviderRejected
+from provider.errors import NotFound, Rejected
+from reviews_app import selectors, services
+from reviews_app.api.serializers import (
+    CompetitiveRankingSerializer,
+    CompetitorMetricQuerySerializer,
+    CompetitorMetricSerializer,
+    ReviewCountQuerySerializer,
+    ReviewCountSerializer,
+    SurveyAddSerializer,
+    SurveyResponseDetailSerializer,
+    SurveyResponseQuerySerializer,
+    SurveyResponseSerializer,
+    SurveySerializer,
+)
+
+READ_ERRORS = {c: ERRORS[c] for c in (401, 403, 404, 429)}
+LIST_ERRORS = {c: ERRORS[c] for c in (400, 401, 403, 404, 429)}
+
+
+class ProviderUnavailableError(exceptions.APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_code = "provider_unavailable"
+    default_detail = "The provider cannot answer right now; try again later."
+
+
+class AccountWideMixin:
+    """Figures about the whole account: refused to members limited to a subtree."""
+
+    def check_permissions(self, request):
+        super().check_permissions(request)
+        if getattr(self, "membership", None) and self.membership.limited_to_id is not None:
+            raise exceptions.PermissionDenied("This covers the whole account; your access is "
+                                              "limited to part of it.")
+
+
+@extend_schema(
+    tags=["reviews"], summary="Review count by rating of a business (live)",
+    description="Asked of the provider on demand (cached for a few minutes).",
+    parameters=[ReviewCountQuerySerializer],
+    responses={200: ReviewCountSerializer, **LIST_ERRORS,
+               422: OpenApiResponse(ApiErrorSerializer, description="The provider refused the "
+                                    "request; `provider_code` says why."),
+               503: OpenApiResponse(ApiErrorSerializer,
+                                    description="The provider is unavailable.")})
+class ReviewCountView(TenantAPIMixin, generics.GenericAPIView):
+    serializer_class = ReviewCountSerializer
+    filter_backends: list = []
+    pagination_class = None
+
+    def get(self, request, *args, **kwargs):
+        business = business_get(tenant=self.tenant, membership=self.membership,
+                                remote_id=self.kwargs["remote_id"])
+        query = ReviewCountQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        try:
+            result = services.review_count_by_rating_fetch(
+                tenant=self.tenant, business=business, from_date=data["date_from"],
+                to_date=data["date_to"], sources=data["sources"])
+        except services.ProviderUnavailable as exc:
+            cause = exc.__cause__
+            if isinstance(cause, Rejected | NotFound):
+                raise ProviderRejected(str(exc), provider_code=exc.code) from exc
+            raise ProviderUnavailableError(str(exc)) from exc
+        body = {"business_number": business.remote_id, "from_date": data["date_from"],
+                "to_date": data["date_to"], "sources": sorted(data["sources"]),
+                "counts": {str(r): c for r, c in sorted(result.counts.items())},
+                "total": result.total, "average": result.average, "unrated": result.unrated,
+                "fetched_at": result.fetched_at, "from_cache": result.from_cache}
+        return Response(ReviewCountSerializer(body).data)
+
+
+@extend_schema(tags=["reviews"], summary="Competitor metrics",
+               parameters=[CompetitorMetricQuerySerializer],
+               responses={200: CompetitorMetricSerializer(many=True), **LIST_ERRORS})
+class CompetitorMetricList(AccountWideMixin, TenantAPIMixin, generics.ListAPIView):
+    serializer_class = CompetitorMetricSerializer
+    filter_backends: list = []
+
+    def get_tenant_queryset(self):
+        query = CompetitorMetricQuerySerializer(data=self.request.query_params)
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        return selectors.competitor_metric_list(
+            tenant=self.tenant, brand=data.get("brand", ""), source=data.get("source", ""),
+            search=data.get("search", ""), sort=data["ordering"])
+
+
+@extend_schema(tags=["reviews"], summary="The account's competitive ranking",
+               responses={200: CompetitiveRankingSerializer, **READ_ERRORS})
+class CompetitiveRankingView(AccountWideMixin, TenantAPIMixin, generics.RetrieveAPIView):
+    serializer_class = CompetitiveRankingSerializer
+    filter_backends: list = []
+
+    def get_object(self):
+        ranking = selectors.competitive_ranking_get(tenant=self.tenant)
+        if ranking is None:
+            raise exceptions.NotFound("No competitive ranking has been mirrored yet.")
+        return ranking
+
+
+@extend_schema(tags=["reviews"])
+class SurveyListView(IdempotentCreateMixin, AccountWideMixin, TenantAPIMixin,
+                     generics.ListCreateAPIView):
+    """The surveys whose responses are mirrored (the provider cannot list surveys)."""
+
+    serializer_class = SurveySerializer
+    filter_backends: list = []
+
+    def get_serializer_class(self):
+        if self.request is not None and self.request.method == "POST":
+            return SurveyAddSerializer
+        return SurveySerializer
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return SurveySerializer.Meta.model.unscoped.none()
+        return selectors.survey_list(tenant=self.tenant)
+
+    @extend_schema(summary="List surveys",
+                   responses={200: SurveySerializer(many=True), **LIST_ERRORS})
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(summary="Add a survey by its id", parameters=[IDEMPOTENCY_KEY],
+                   request=SurveyAddSerializer, responses={201: SurveySerializer, **ERRORS})
+    def post(self, request, *args, **kwargs):
+        def create():
+            existing = set(selectors.survey_list(tenant=self.tenant)
+                           .values_list("remote_id", flat=True))
+            body = SurveyAddSerializer(data=request.data, context={"existing": existing})
+            body.is_valid(raise_exception=True)
+            survey = services.survey_add(tenant=self.tenant, actor=request.user,
+                                         remote_id=body.validated_data["remote_id"],
+                                         name=body.validated_data["name"])
+            return Response(SurveySerializer(survey).data, status=status.HTTP_201_CREATED)
+
+        return self.idempotent(request, create)
+
+
+@extend_schema(tags=["reviews"], summary="Responses to a survey, newest first",
+               parameters=[SurveyResponseQuerySerializer],
+               responses={200: SurveyResponseSerializer(many=True), **LIST_ERRORS})
+class SurveyResponseList(AccountWideMixin, TenantAPIMixin, generics.ListAPIView):
+    serializer_class = SurveyResponseSerializer
+    filter_backends: list = []
+
+    def get_tenant_queryset(self):
+        survey = selectors.survey_get(tenant=self.tenant, remote_id=self.kwargs["remote_id"])
+        if survey is None:
+            raise exceptions.NotFound("No such survey.")
+        query = SurveyResponseQuerySerializer(data=self.request.query_params)
+        query.is_valid(raise_exception=True)
+        return (selectors.survey_response_list(tenant=self.tenant, survey=survey,
+                                               **query.validated_data)
+                .select_related("survey"))
+
+
+@extend_schema(tags=["reviews"], summary="One survey response with all its answers",
+               responses={200: SurveyResponseDetailSerializer, **READ_ERRORS})
+class SurveyResponseDetail(AccountWideMixin, TenantAPIMixin, generics.RetrieveAPIView):
+    serializer_class = SurveyResponseDetailSerializer
+    filter_backends: list = []
+
+    def get_object(self):
+        response = selectors.survey_response_get(tenant=self.tenant,
+                                                 remote_id=self.kwargs["remote_id"])
+        if response is None:
+            raise exceptions.NotFound("No such survey response.")
+        return response
