@@ -54,11 +54,14 @@ def page(browser):
 
 
 @pytest.fixture
-def screenshot(page):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+def screenshot(page, tmp_path):
+    """Screenshots go to docs/screenshots/ with UPDATE_SCREENSHOTS=1, else to a temporary
+    folder, so that a test run does not rewrite the documentation's pictures."""
+    folder = SCREENSHOTS if os.environ.get("UPDATE_SCREENSHOTS") == "1" else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
 
     def take(name: str) -> Path:
-        path = SCREENSHOTS / f"{name}.png"
+        path = folder / f"{name}.png"
         page.screenshot(path=str(path), full_page=True)
         return path
 
