@@ -92,7 +92,8 @@ IDEMPOTENCY_KEY = OpenApiParameter(
                 "work twice; the same key with another body is refused (400).")
 REMOTE_ID = OpenApiParameter("remote_id", int, OpenApiParameter.PATH,
                              description="The business number.")
-PK = OpenApiParameter("pk", int, OpenApiParameter.PATH)
+# drf-spectacular names a `<pk>` path parameter `id` in the schema.
+PK = OpenApiParameter("id", int, OpenApiParameter.PATH, description="The id of the object.")
 
 
 class Conflict(APIException):
