@@ -9,6 +9,8 @@ urlpatterns = [
          views.ListingSubmissionList.as_view(), name="api_listing_submission_list"),
     path("businesses/<int:remote_id>/listing/submissions/<int:number>/",
          views.ListingSubmissionDetail.as_view(), name="api_listing_submission_detail"),
+    path("businesses/<int:remote_id>/listing-status/refresh/",
+         views.ListingStatusRefreshView.as_view(), name="api_listing_status_refresh"),
     path("businesses/<int:remote_id>/listing-status/", views.ListingStatusView.as_view(),
          name="api_listing_status"),
     path("businesses/<int:remote_id>/categories/fetch/", views.CategoryFetchView.as_view(),

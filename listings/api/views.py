@@ -10,11 +10,19 @@ import django_filters
 from django.http import Http404, QueryDict
 from django.utils import timezone
 from django_filters.rest_framework import DjangoFilterBackend
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import exceptions, generics, status
+from rest_framework import serializers as drf_serializers
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from accounts.selectors import business_get
+from accounts.services import listing_status_refresh_request
 from listings import selectors as listing_selectors
 from listings.api import serializers as s
 from listings.editor import selectors
@@ -226,6 +234,29 @@ class ListingStatusView(BusinessAPIMixin, generics.GenericAPIView):
         sites = ListingSite.objects.filter(reseller=self.tenant, business=business,
                                            removed_at__isnull=True).order_by("site_name")
         return Response(s.ListingStatusSerializer({"report": report, "sites": sites}).data)
+
+
+@extend_schema(
+    summary="Fetch a location's listing status again",
+    description="Queues a refresh of the status report from the provider (as the portal's "
+                "Refresh button does); read `listing-status/` again in a moment.",
+    request=None,
+    responses={202: inline_serializer("ListingStatusRefreshQueued", {
+        "business_number": drf_serializers.IntegerField(),
+        "queued": drf_serializers.BooleanField()})},
+)
+class ListingStatusRefreshView(BusinessAPIMixin, generics.GenericAPIView):
+    serializer_class = s.ListingStatusSerializer
+
+    def post(self, request, *args, **kwargs):
+        business = self.get_business()
+        try:
+            listing_status_refresh_request(tenant=self.tenant, actor=request.user,
+                                           business=business)
+        except ValueError as exc:
+            raise ValidationError({"business_number": [str(exc)]}) from exc
+        return Response({"business_number": business.remote_id, "queued": True},
+                        status=status.HTTP_202_ACCEPTED)
 
 
 # -- categories ------------------------------------------------------------------------------------

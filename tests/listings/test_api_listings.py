@@ -400,3 +400,31 @@ def test_category_fetch_needs_a_known_country(world):
                                             world["business"].remote_id),
                                     {"country": "ZZ"}, format="json")
     assert response.status_code == 400 and "country" in response.json()["fields"]
+
+
+def test_a_manager_queues_a_listing_status_refresh(api_member, monkeypatch,
+                                                   django_capture_on_commit_callbacks):
+    from django.urls import reverse
+
+    from accounts import tasks_ui
+    from accounts.models import Role
+    from tests.factories import BusinessFactory
+
+    queued = []
+    monkeypatch.setattr(tasks_ui.listing_status_refresh_task, "delay",
+                        lambda **kwargs: queued.append(kwargs))
+    client, membership = api_member(Role.MANAGER)
+    location = BusinessFactory(reseller=membership.reseller)
+    url = reverse("api_listing_status_refresh", args=[membership.reseller.slug,
+                                                      location.remote_id])
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(url)
+    assert response.status_code == 202
+    assert response.json() == {"business_number": location.remote_id, "queued": True}
+    assert queued and queued[0]["business_id"] == location.pk
+
+    viewer, _ = api_member(Role.VIEWER, reseller=membership.reseller)
+    assert viewer.post(url).status_code == 403
+    outsider, _ = api_member(Role.MANAGER)
+    assert outsider.post(reverse("api_listing_status_refresh", args=[
+        membership.reseller.slug, location.remote_id])).status_code == 404
