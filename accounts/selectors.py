@@ -9,7 +9,15 @@ from django.db.models import Count, Q, QuerySet, Sum
 from django.http import Http404
 
 from accounts.filtersets import BusinessFilterSet, with_synced_percent
-from accounts.models import AuditEvent, Business, HierarchyMapping, Membership, Reseller, User
+from accounts.models import (
+    ApiToken,
+    AuditEvent,
+    Business,
+    HierarchyMapping,
+    Membership,
+    Reseller,
+    User,
+)
 from listings.models import ListingSite, ListingStatusReport
 from portal.models import OutboxEntry
 
@@ -283,3 +291,16 @@ def hierarchy_latest_update(*, tenant: Reseller, business: Business):
     return (OutboxEntry.objects.filter(reseller=tenant, business=business,
                                        kind=OutboxEntry.Kind.HIERARCHY_UPDATE)
             .order_by("-created_at", "-id").first())
+
+
+def own_token_list(*, membership: Membership) -> QuerySet[ApiToken]:
+    """The member's tokens for this reseller, newest first (never anyone else's)."""
+    return ApiToken.objects.filter(reseller=membership.reseller,
+                                   user=membership.user).order_by("-created_at", "-id")
+
+
+def own_token_get(*, membership: Membership, pk: int) -> ApiToken:
+    token = own_token_list(membership=membership).filter(pk=pk).first()
+    if token is None:
+        raise Http404("No such token.")
+    return token

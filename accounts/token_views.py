@@ -4,27 +4,13 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
-from django.db.models import QuerySet
-from django.http import Http404
 from django.shortcuts import redirect
 from django.views.generic import TemplateView
 
-from accounts.models import ROLE_RANK, ApiToken, Membership, Role
+from accounts.models import ROLE_RANK, Membership, Role
+from accounts.selectors import own_token_get, own_token_list
 from accounts.tokens import TokenRoleTooHigh, api_token_create, api_token_revoke
 from portal.views import TenantViewMixin
-
-
-def own_token_list(*, membership: Membership) -> QuerySet[ApiToken]:
-    """The member's tokens for this reseller, newest first (never anyone else's)."""
-    return ApiToken.objects.filter(reseller=membership.reseller,
-                                   user=membership.user).order_by("-created_at", "-id")
-
-
-def own_token_get(*, membership: Membership, pk: int) -> ApiToken:
-    token = own_token_list(membership=membership).filter(pk=pk).first()
-    if token is None:
-        raise Http404("No such token.")
-    return token
 
 
 class TokenCreateForm(forms.Form):

@@ -8,7 +8,14 @@ from collections.abc import Iterable
 from django.db.models import Prefetch, QuerySet
 
 from accounts.models import Business, Reseller
-from listings.models import AiSearchConfiguration, Answer, CustomField, Question, Subscription
+from listings.models import (
+    AiSearchConfiguration,
+    Answer,
+    CustomField,
+    ListingStatusReport,
+    Question,
+    Subscription,
+)
 from portal.models import OutboxEntry
 
 
@@ -92,3 +99,8 @@ def subscription_removals_open(*, tenant: Reseller) -> set[str]:
                                 states=OutboxEntry.OPEN_STATES)
     return {str(payload.get("subscriptionId")) for payload in
             entries.values_list("payload", flat=True)}
+
+
+def listing_status_report_get(*, tenant, business):
+    """The mirrored status report of a location, or None before its first sync."""
+    return ListingStatusReport.objects.filter(reseller=tenant, business=business).first()

@@ -21,7 +21,7 @@ from rest_framework import serializers as drf_serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
-from accounts.selectors import business_get
+from accounts.selectors import business_get, listing_site_list
 from accounts.services import listing_status_refresh_request
 from listings import selectors as listing_selectors
 from listings.api import serializers as s
@@ -34,7 +34,7 @@ from listings.editor.rows import RowsForm
 from listings.editor.rules import check_listing
 from listings.editor.services import ListingBusy, listing_submit
 from listings.forms import CustomFieldForm, SubscriptionForm
-from listings.models import Category, ListingSite, ListingStatusReport, ListingVersion
+from listings.models import Category, ListingVersion
 from listings.services import (
     ProviderUnavailable,
     ai_search_configuration_refresh,
@@ -227,12 +227,11 @@ class ListingStatusView(BusinessAPIMixin, generics.GenericAPIView):
 
     def get(self, request, *args, **kwargs):
         business = self.get_business()
-        report = ListingStatusReport.objects.filter(reseller=self.tenant,
-                                                    business=business).first()
+        report = listing_selectors.listing_status_report_get(tenant=self.tenant,
+                                                             business=business)
         if report is None:
             raise Http404("No status report was mirrored for this business yet.")
-        sites = ListingSite.objects.filter(reseller=self.tenant, business=business,
-                                           removed_at__isnull=True).order_by("site_name")
+        sites = listing_site_list(tenant=self.tenant, business=business)
         return Response(s.ListingStatusSerializer({"report": report, "sites": sites}).data)
 
 
