@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint worker clean-data
+.PHONY: setup demo test lint worker clean-data bench
 
 setup: $(STAMP)
 
@@ -34,6 +34,13 @@ demo: setup .env
 
 test: setup
 	$(BIN)/python -m pytest
+
+# Benchmarks (docs/performance.md). They need PostgreSQL and Redis on 127.0.0.1; each prints
+# its figures against the targets. BENCH_FLAGS passes options to all three, e.g. --json.
+bench: setup
+	$(BIN)/python bench/sandbox.py $(BENCH_FLAGS)
+	$(BIN)/python bench/sync.py $(BENCH_FLAGS)
+	$(BIN)/python bench/web.py $(BENCH_FLAGS)
 
 lint: setup
 	$(BIN)/ruff check .
