@@ -117,3 +117,34 @@ def donut(segments: Sequence[Segment], *, title: str, size: int = 160,
         _describe(title, segments), size, size, size, title, mark_safe("".join(arcs)),  # noqa: S308
         center_text,
     )
+
+
+def column_chart(columns: Sequence[tuple[str, Sequence[Segment]]], *, title: str,
+                 width: int = 560, height: int = 160) -> SafeString:
+    """Vertical columns over time, each stacked from its segments, labelled below."""
+    top = max((sum(s.value for s in parts) for _, parts in columns), default=0) or 1
+    plot_height = height - 24
+    step = width / max(len(columns), 1)
+    bars, labels = [], []
+    for index, (label, parts) in enumerate(columns):
+        x, y = index * step + step * 0.15, float(plot_height)
+        for segment in parts:
+            part = plot_height * segment.value / top
+            if part > 0:
+                y -= part
+                bars.append(format_html(
+                    '<rect x="{}" y="{}" width="{}" height="{}" fill="{}">'
+                    '<title>{} {}: {}</title></rect>',
+                    _n(x), _n(y), _n(step * 0.7), _n(part), segment.color, label,
+                    segment.label, f"{segment.value:g}"))
+        labels.append(format_html(
+            '<text x="{}" y="{}" text-anchor="middle" class="chart-label">{}</text>',
+            _n(x + step * 0.35), height - 6, label))
+    described = f"{title}: " + ", ".join(
+        f"{label} {sum(s.value for s in parts):g}" for label, parts in columns)
+    return format_html(
+        '<svg class="chart" role="img" aria-label="{}" viewBox="0 0 {} {}" width="100%">'
+        '<title>{}</title>{}{}</svg>',
+        described, width, height, title,
+        mark_safe("".join(bars)), mark_safe("".join(labels)),  # noqa: S308 - format_html above
+    )

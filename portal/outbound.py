@@ -1,4 +1,5 @@
-"""Checks on outbound URLs that come from user input (a reseller's provider base URL).
+"""Checks on outbound URLs that come from user input (a reseller's provider base URL, the
+webhook URLs the sandbox delivers events to).
 
 A base URL must be https and must not resolve to a private, loopback, link-local or reserved
 address: otherwise a tenant could make the portal's workers call its internal network with a
@@ -32,17 +33,22 @@ def _is_internal(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool
             or address.is_reserved or address.is_multicast or address.is_unspecified)
 
 
-def check_provider_base_url(url: str) -> str:
-    """Return the URL without a trailing slash, or raise UnsafeURL."""
+def check_outbound_url(url: str, *, what: str = "The URL") -> str:
+    """Return the URL if it may be called, or raise UnsafeURL saying why."""
     parts = urlsplit(url)
     if parts.scheme not in {"http", "https"} or not parts.hostname:
-        raise UnsafeURL("The base URL must be an http(s) URL with a host.")
+        raise UnsafeURL(f"{what} must be an http(s) URL with a host.")
     if parts.username or parts.password:
-        raise UnsafeURL("The base URL must not carry a user name or password.")
+        raise UnsafeURL(f"{what} must not carry a user name or password.")
     internal = any(_is_internal(a) for a in _addresses(parts.hostname))
     allow_internal = settings.PROVIDER_ALLOW_PRIVATE_HOSTS
     if internal and not allow_internal:
         raise UnsafeURL(f"The host {parts.hostname!r} is on a private or loopback network.")
     if parts.scheme != "https" and not (internal and allow_internal):
-        raise UnsafeURL("The base URL must use https.")
-    return url.rstrip("/")
+        raise UnsafeURL(f"{what} must use https.")
+    return url
+
+
+def check_provider_base_url(url: str) -> str:
+    """Return the base URL without a trailing slash, or raise UnsafeURL."""
+    return check_outbound_url(url, what="The base URL").rstrip("/")

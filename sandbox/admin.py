@@ -6,18 +6,22 @@ from __future__ import annotations
 import json
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.utils import timezone
 from django.utils.html import format_html
 
+from sandbox.activity import survey_response_add
 from sandbox.auth import hash_key, key_prefix
+from sandbox.events import deliver
 from sandbox.models import (
     Business,
+    EventDelivery,
     Listing,
     ListingSubmission,
     PartnerAccount,
     SiteStatus,
     Subscription,
+    Survey,
 )
 from sandbox.tree import rebuild_ancestry
 
@@ -207,3 +211,51 @@ class SubscriptionAdmin(admin.ModelAdmin):
     list_select_related = ("account",)
     exclude = ("auth",)
     raw_id_fields = ("account",)
+
+
+@admin.register(EventDelivery)
+class EventDeliveryAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "event_name", "business_number", "webhook_url", "state",
+                    "attempts", "last_status")
+    list_filter = ("state", "event_name", "partner")
+    search_fields = ("=business_number", "webhook_url", "subscription_id")
+    exclude = ("auth",)
+    readonly_fields = ("payload_pretty",)
+    actions = ("deliver_now",)
+
+    @admin.display(description="Payload")
+    def payload_pretty(self, obj: EventDelivery) -> str:
+        return pretty_json(obj.payload)
+
+    @admin.action(description="Deliver the selected pending events now")
+    def deliver_now(self, request, queryset) -> None:
+        pending = queryset.filter(state=EventDelivery.State.PENDING)
+        pending.update(next_attempt_at=timezone.now())
+        arrived = deliver(pending.values_list("pk", flat=True))
+        self.message_user(request, f"{arrived} of {pending.count()} pending deliveries arrived.")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Survey)
+class SurveyAdmin(admin.ModelAdmin):
+    list_display = ("survey_id", "name", "owner", "partner")
+    list_filter = ("partner",)
+    search_fields = ("=survey_id", "name")
+    raw_id_fields = ("owner",)
+    actions = ("add_completed_response",)
+
+    @admin.action(description="A customer completes the selected surveys (sends SURVEY_COMPLETED)")
+    def add_completed_response(self, request, queryset) -> None:
+        for survey in queryset:
+            try:
+                response = survey_response_add(survey=survey)
+            except ValueError as exc:
+                self.message_user(request, str(exc), level=messages.WARNING)
+            else:
+                self.message_user(request, f"Response {response.response_id} added to "
+                                           f"survey {survey.survey_id}.")

@@ -485,3 +485,38 @@ class Subscription(models.Model):
 
     def __str__(self) -> str:
         return self.subscription_id
+
+
+class EventDelivery(models.Model):
+    """One event on its way to one subscription's webhook URL, and what became of it.
+
+    The subscription's URL and credentials are copied at publication, so a delivery still knows
+    where to go (and is shown) after an unsubscribe; the password is never shown.
+    """
+
+    class State(models.TextChoices):
+        PENDING = "pending", "Pending"
+        DELIVERED = "delivered", "Delivered"
+        FAILED = "failed", "Failed"
+
+    partner = models.ForeignKey(PartnerAccount, on_delete=models.CASCADE)
+    subscription_id = models.CharField(max_length=64, db_index=True)
+    webhook_url = models.TextField()
+    auth = models.JSONField(null=True, blank=True)
+    event_name = models.CharField(max_length=40)
+    business_number = models.BigIntegerField()
+    payload = models.JSONField()
+    state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_attempt_at = models.DateTimeField()
+    last_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    created_at = models.DateTimeField()
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["state", "next_attempt_at"], name="sandbox_delivery_due")]
+
+    def __str__(self) -> str:
+        return f"{self.event_name} for {self.business_number} → {self.webhook_url}"

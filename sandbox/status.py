@@ -7,7 +7,9 @@ so the same history always gives the same statuses. Time only moves a site when 
 ``advance_location_sites`` (called by the status report) and ``advance_due_sites`` (for a
 periodic job) apply every step that is due, each at the instant it was due.
 
-``change_site_status`` is the one place where a stored site status changes.
+``change_site_status`` is the one place where a stored site status changes. Every batch of
+changes to one location publishes one LISTING_UPDATED event (`sandbox.events`) naming the sites
+that moved.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from sandbox.catalog import (
     SITES_BY_ID,
     SiteState,
 )
+from sandbox.events import LISTING_UPDATED, event_publish
 from sandbox.models import Business, BusinessStatus, Listing, SiteStatus
 
 ACTION_REQUIRED_PERCENT = 15
@@ -93,11 +96,25 @@ def opted_out_site_ids(payload: dict) -> set[int]:
     return set()
 
 
+def publish_listing_updated(location: Business, sites: list[SiteStatus],
+                            at: datetime.datetime) -> None:
+    if not sites:
+        return
+    event_publish(business=location, event_name=LISTING_UPDATED, at=at, data={
+        "locationStatus": location_status(location),
+        "sites": [{"siteId": site.site_id,
+                   "siteName": SITES_BY_ID[site.site_id].name if site.site_id in SITES_BY_ID
+                   else "",
+                   "status": site.status} for site in sites],
+    })
+
+
 def start_site_statuses(listing: Listing, *, step_seconds: int, now: datetime.datetime) -> None:
     """Put every site of the location on its way after an accepted create."""
     location = listing.location
     existing = {site.site_id: site for site in location.site_statuses.all()}
     opted_out = opted_out_site_ids(listing.payload)
+    started = []
     for site_info in SITES:
         site = existing.get(site_info.site_id) or SiteStatus(
             partner_id=location.partner_id, location=location, site_id=site_info.site_id
@@ -123,10 +140,14 @@ def start_site_statuses(listing: Listing, *, step_seconds: int, now: datetime.da
                 at=now,
                 next_change_at=now + datetime.timedelta(seconds=step_seconds),
             )
+        started.append(site)
+    publish_listing_updated(location, started, now)
 
 
-def _advance(site: SiteStatus, now: datetime.datetime) -> None:
+def _advance(site: SiteStatus, now: datetime.datetime) -> bool:
+    """Apply the site's due steps; returns whether it moved."""
     step = datetime.timedelta(seconds=site.step_seconds)
+    moved = False
     while site.next_change_at is not None and site.next_change_at <= now:
         due = site.next_change_at
         if site.status == SiteState.SUBMITTED:
@@ -138,14 +159,25 @@ def _advance(site: SiteStatus, now: datetime.datetime) -> None:
                 site, site.outcome or SiteState.SYNCED, errors=list(site.outcome_errors), at=due
             )
         if not changed:
-            return  # another request moved it meanwhile
+            return moved  # another request moved it meanwhile
+        moved = True
+    return moved
+
+
+def _advance_and_publish(due: list[SiteStatus], now: datetime.datetime) -> int:
+    moved_by_location: dict[int, list[SiteStatus]] = {}
+    for site in due:
+        if _advance(site, now):
+            moved_by_location.setdefault(site.location_id, []).append(site)
+    for sites in moved_by_location.values():
+        publish_listing_updated(sites[0].location, sites, now)
+    return sum(len(sites) for sites in moved_by_location.values())
 
 
 def advance_location_sites(location: Business, now: datetime.datetime | None = None) -> None:
     now = now or timezone.now()
-    due = location.site_statuses.filter(next_change_at__lte=now).select_related("location")
-    for site in due:
-        _advance(site, now)
+    due = list(location.site_statuses.filter(next_change_at__lte=now).select_related("location"))
+    _advance_and_publish(due, now)
 
 
 def advance_due_sites(now: datetime.datetime | None = None, limit: int = 10_000) -> int:
@@ -156,9 +188,7 @@ def advance_due_sites(now: datetime.datetime | None = None, limit: int = 10_000)
         .select_related("location")
         .order_by("next_change_at")[:limit]
     )
-    for site in due:
-        _advance(site, now)
-    return len(due)
+    return _advance_and_publish(due, now)
 
 
 # ------------------------------------------------------------------------------ report

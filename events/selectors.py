@@ -1,0 +1,86 @@
+"""Reads of provider events."""
+
+from __future__ import annotations
+
+import datetime
+import hmac
+import uuid
+
+from django.db.models import Count, Q, QuerySet
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+
+from accounts.models import Reseller
+from events.models import EventReceiver, ProviderEvent
+
+PROCESSING_STALE_SECONDS = 300
+# Compared against when the endpoint is unknown, so that a wrong id costs the same time as a
+# wrong password.
+_NO_HASH = "0" * 64
+
+
+def event_receiver_get(*, tenant: Reseller) -> EventReceiver | None:
+    return EventReceiver.objects.filter(reseller=tenant).first()
+
+
+def event_receiver_authenticate(*, public_id: str, username: str,
+                                password: str) -> EventReceiver | None:
+    """The enabled receiver with this id whose credentials match, compared in constant time.
+
+    This runs before any tenant is known (the provider calls in), so it reads across tenants
+    by the receiver's unguessable id.
+    """
+    from events.services import password_hash
+
+    try:
+        receiver = (EventReceiver.unscoped.select_related("reseller")
+                    .filter(public_id=uuid.UUID(public_id), disabled_at__isnull=True).first())
+    except ValueError:
+        receiver = None
+    expected_hash = receiver.password_hash if receiver else _NO_HASH
+    expected_user = receiver.username if receiver else ""
+    password_ok = hmac.compare_digest(password_hash(password).encode(), expected_hash.encode())
+    user_ok = hmac.compare_digest(username.encode(), expected_user.encode())
+    return receiver if (receiver and password_ok and user_ok) else None
+
+
+def provider_event_list(*, tenant: Reseller, event_name: str = "", state: str = "",
+                        business_remote_id: int | None = None) -> QuerySet[ProviderEvent]:
+    events = ProviderEvent.objects.filter(reseller=tenant).select_related("business")
+    if event_name:
+        events = events.filter(event_name=event_name)
+    if state:
+        events = events.filter(state=state)
+    if business_remote_id is not None:
+        events = events.filter(business_remote_id=business_remote_id)
+    return events.defer("body")
+
+
+def provider_event_get(*, tenant: Reseller, pk: int) -> ProviderEvent | None:
+    return ProviderEvent.objects.filter(reseller=tenant, pk=pk).select_related("business").first()
+
+
+def provider_event_daily_counts(*, tenant: Reseller, days: int = 14) -> list[dict]:
+    """Events received per day and name over the last `days` days, oldest first, zeros kept."""
+    today = timezone.localdate()
+    first = today - datetime.timedelta(days=days - 1)
+    rows = (ProviderEvent.objects.filter(reseller=tenant, received_at__date__gte=first)
+            .annotate(day=TruncDate("received_at")).values("day", "event_name")
+            .annotate(n=Count("id")))
+    counts: dict[datetime.date, dict[str, int]] = {}
+    for row in rows:
+        counts.setdefault(row["day"], {})[row["event_name"]] = row["n"]
+    return [{"day": first + datetime.timedelta(days=offset),
+             "counts": counts.get(first + datetime.timedelta(days=offset), {})}
+            for offset in range(days)]
+
+
+def provider_events_due(*, limit: int = 500) -> list[tuple[int, int]]:
+    """(reseller id, event id) of every event waiting to be processed, across tenants (for the
+    sweep), including those left `processing` by a worker that died."""
+    now = timezone.now()
+    stale = now - datetime.timedelta(seconds=PROCESSING_STALE_SECONDS)
+    return list(ProviderEvent.unscoped.filter(
+        Q(state=ProviderEvent.State.RECEIVED, next_attempt_at__lte=now)
+        | Q(state=ProviderEvent.State.PROCESSING, claimed_at__lt=stale)
+    ).order_by("next_attempt_at").values_list("reseller_id", "pk")[:limit])

@@ -1,0 +1,120 @@
+"""Pages of provider events: live updates on or off, the events received, one event in full."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect
+from django.views.generic import TemplateView
+
+from events import selectors, services
+from events.forms import ProviderEventFilterForm
+from events.models import ProviderEvent
+from listings.views import AccountWideMixin, paginate
+from portal.charts import PALETTE, Segment, column_chart
+from portal.views import TenantViewMixin
+
+PAGE_SIZE = 50
+EVENT_COLORS = {services.LISTING_UPDATED: PALETTE["info"],
+                services.SURVEY_COMPLETED: PALETTE["extra"]}
+
+
+def events_chart(daily: list[dict]):
+    columns = [(row["day"].strftime("%d"),
+                [Segment(name, row["counts"].get(name, 0), color)
+                 for name, color in EVENT_COLORS.items()])
+               for row in daily]
+    return column_chart(columns, title="Events received per day, last 14 days")
+
+
+class ProviderEventListView(TenantViewMixin, AccountWideMixin, TemplateView):
+    template_name = "events/events.html"
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        receiver = selectors.event_receiver_get(tenant=self.tenant)
+        form = ProviderEventFilterForm(self.request.GET or None)
+        filters = form.cleaned_data if form.is_valid() else {}
+        events = selectors.provider_event_list(
+            tenant=self.tenant, event_name=filters.get("event_name", ""),
+            state=filters.get("state", ""), business_remote_id=filters.get("business"))
+        daily = selectors.provider_event_daily_counts(tenant=self.tenant)
+        context.update(
+            receiver=receiver,
+            receiver_active=receiver is not None and receiver.disabled_at is None,
+            receiver_url=services.event_receiver_url(receiver) if receiver else "",
+            public_url_set=bool(settings.PORTAL_PUBLIC_URL),
+            receiver_events=services.RECEIVER_EVENTS,
+            filter_form=form,
+            page_obj=paginate(self.request, events, PAGE_SIZE),
+            chart=events_chart(daily),
+            legend=EVENT_COLORS,
+        )
+        return context
+
+
+class EventReceiverEnableView(TenantViewMixin, AccountWideMixin, TemplateView):
+    """POST: subscribe the portal for live updates, or renew its credentials."""
+
+    http_method_names = ["post"]
+
+    def post(self, request, *args, **kwargs):
+        renewing = selectors.event_receiver_get(tenant=self.tenant) is not None
+        try:
+            services.event_receiver_enable(tenant=self.tenant, actor=request.user)
+        except services.ReceiverUnavailable as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, "Live updates are being renewed with new credentials."
+                             if renewing else "Live updates are being turned on: the "
+                             "subscriptions are queued.")
+        return redirect("provider_event_list", slug=self.tenant.slug)
+
+
+class EventReceiverDisableView(TenantViewMixin, AccountWideMixin, TemplateView):
+    template_name = "events/receiver_disable_confirm.html"
+    read_role = TenantViewMixin.write_role
+
+    def get_receiver(self):
+        receiver = selectors.event_receiver_get(tenant=self.tenant)
+        if receiver is None or receiver.disabled_at is not None:
+            raise Http404("Live updates are not on.")
+        return receiver
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["receiver"] = self.get_receiver()
+        context["receiver_events"] = services.RECEIVER_EVENTS
+        return context
+
+    def post(self, request, *args, **kwargs):
+        services.event_receiver_disable(tenant=self.tenant, actor=request.user,
+                                        receiver=self.get_receiver())
+        messages.success(request, "Live updates are turned off; the removals are queued.")
+        return redirect("provider_event_list", slug=self.tenant.slug)
+
+
+class ProviderEventDetailView(TenantViewMixin, AccountWideMixin, TemplateView):
+    template_name = "events/event_detail.html"
+
+    def get_event(self) -> ProviderEvent:
+        event = selectors.provider_event_get(tenant=self.tenant, pk=self.kwargs["pk"])
+        if event is None:
+            raise Http404("No such event.")
+        return event
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["event"] = self.get_event()
+        return context
+
+    def post(self, request, *args, **kwargs):
+        event = self.get_event()
+        try:
+            services.provider_event_retry(tenant=self.tenant, actor=request.user, event=event)
+        except ValueError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, "The event will be processed again.")
+        return redirect("provider_event_detail", slug=self.tenant.slug, pk=event.pk)

@@ -1,0 +1,63 @@
+"""A reseller on the embedded sandbox with live updates turned on, over real HTTP."""
+
+import gc
+import threading
+
+import pytest
+
+from accounts.models import Role
+from events.services import event_receiver_enable
+from portal import outbox
+from portal.models import OutboxEntry
+from portal.tenancy import tenant_scope
+from sandbox.seeding import seed_partner
+from tests.factories import MembershipFactory, ResellerFactory
+
+KEY = "events-partner-key"
+
+
+@pytest.fixture(autouse=True)
+def _fast(settings, tmp_path):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.PROVIDER_BACKOFF_BASE_SECONDS = 0.01
+    settings.PROVIDER_MAX_RETRIES = 1
+    settings.DATA_DIR = tmp_path  # a fresh file rate limiter per test
+    yield
+    gc.collect()
+    for thread in threading.enumerate():
+        if "process_request_thread" in thread.name:
+            thread.join(timeout=5)
+
+
+@pytest.fixture
+def seeded(live_server):
+    return seed_partner(api_key=KEY, locations=3, seed=7, rate_limit=(1000, 1))
+
+
+@pytest.fixture
+def reseller(seeded, live_server, settings):
+    settings.PORTAL_PUBLIC_URL = live_server.url
+    return ResellerFactory(api_key=KEY, account_number=seeded["account_number"],
+                           provider_base_url=f"{live_server.url}/sandbox")
+
+
+def send_open_outbox(reseller):
+    """Send every queued change of the reseller now, as the worker would."""
+    with tenant_scope(reseller):
+        for entry in OutboxEntry.objects.filter(state=OutboxEntry.State.PENDING).order_by("pk"):
+            outbox.outbox_send(tenant=reseller, entry_id=entry.pk)
+
+
+@pytest.fixture
+def receiver(reseller):
+    with tenant_scope(reseller):
+        made = event_receiver_enable(tenant=reseller, actor=None)
+    send_open_outbox(reseller)
+    return made
+
+
+@pytest.fixture
+def manager(reseller, client):
+    membership = MembershipFactory(reseller=reseller, role=Role.MANAGER)
+    client.force_login(membership.user)
+    return client
