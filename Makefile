@@ -21,15 +21,18 @@ $(STAMP): pyproject.toml
 	@echo "API_KEY_ENCRYPTION_KEYS=$$($(BIN)/python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())')" > .env
 	@echo "Wrote a new API_KEY_ENCRYPTION_KEYS to .env"
 
+# The provider (here the embedded sandbox) delivers events to the portal at this address.
+DEMO_ENV := DEBUG=1 PORTAL_PUBLIC_URL=http://127.0.0.1:$(PORT)
+
 demo: setup .env
 	@grep -q '^API_KEY_ENCRYPTION_KEYS=.\+' .env || echo "API_KEY_ENCRYPTION_KEYS=$$($(BIN)/python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())')" >> .env
-	DEBUG=1 $(BIN)/python manage.py migrate --no-input
-	DEBUG=1 $(BIN)/python manage.py demo_setup --port $(PORT)
+	$(DEMO_ENV) $(BIN)/python manage.py migrate --no-input
+	$(DEMO_ENV) $(BIN)/python manage.py demo_setup --port $(PORT)
 	@echo "Starting the portal on http://127.0.0.1:$(PORT)/ and a Celery worker; Ctrl-C stops both."
 	@trap 'kill 0' INT TERM EXIT; \
-	DEBUG=1 $(BIN)/celery -A portal worker --beat --loglevel WARNING --concurrency 2 & \
-	DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:$(PORT) --noreload & \
-	DEBUG=1 $(BIN)/python manage.py demo_sync --port $(PORT); \
+	$(DEMO_ENV) $(BIN)/celery -A portal worker --beat --loglevel WARNING --concurrency 2 & \
+	$(DEMO_ENV) $(BIN)/python manage.py runserver 127.0.0.1:$(PORT) --noreload & \
+	$(DEMO_ENV) $(BIN)/python manage.py demo_sync --port $(PORT); \
 	wait
 
 test: setup

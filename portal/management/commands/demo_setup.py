@@ -27,6 +27,8 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         if not settings.SANDBOX_ENABLED:
             raise CommandError("The demo runs on the embedded sandbox; set SANDBOX_ENABLED=1.")
+        from events.selectors import event_receiver_get
+        from events.services import event_receiver_enable
         from sandbox.auth import hash_key
         from sandbox.models import PartnerAccount
         from sandbox.models import Survey as SandboxSurvey
@@ -50,6 +52,12 @@ class Command(BaseCommand):
             for survey in SandboxSurvey.objects.filter(partner=partner):
                 survey_add(tenant=reseller, actor=None, remote_id=survey.survey_id,
                            name=survey.name)
+            receiver = event_receiver_get(tenant=reseller)
+            live_updates = bool(settings.PORTAL_PUBLIC_URL)
+            if live_updates and (receiver is None or receiver.disabled_at is not None):
+                # Queued in the outbox: the worker subscribes once it is up.
+                event_receiver_enable(tenant=reseller, actor=None)
         self.stdout.write(json.dumps({"reseller": reseller.slug,
+                                      "live_updates": live_updates,
                                       "account_number": partner.account_number,
                                       "sandbox_locations": partner.seeded_locations}))
