@@ -44,16 +44,9 @@ def event_receiver_authenticate(*, public_id: str, username: str,
     return receiver if (receiver and password_ok and user_ok) else None
 
 
-def provider_event_list(*, tenant: Reseller, event_name: str = "", state: str = "",
-                        business_remote_id: int | None = None) -> QuerySet[ProviderEvent]:
-    events = ProviderEvent.objects.filter(reseller=tenant).select_related("business")
-    if event_name:
-        events = events.filter(event_name=event_name)
-    if state:
-        events = events.filter(state=state)
-    if business_remote_id is not None:
-        events = events.filter(business_remote_id=business_remote_id)
-    return events.defer("body")
+def provider_event_list(*, tenant: Reseller) -> QuerySet[ProviderEvent]:
+    """Newest first; `ProviderEventFilterSet` narrows it."""
+    return ProviderEvent.objects.filter(reseller=tenant).select_related("business").defer("body")
 
 
 def provider_event_get(*, tenant: Reseller, pk: int) -> ProviderEvent | None:

@@ -9,7 +9,7 @@ from django.shortcuts import redirect
 from django.views.generic import TemplateView
 
 from events import selectors, services
-from events.forms import ProviderEventFilterForm
+from events.filtersets import ProviderEventFilterSet
 from events.models import ProviderEvent
 from listings.views import AccountWideMixin, paginate
 from portal.charts import PALETTE, Segment, column_chart
@@ -34,11 +34,8 @@ class ProviderEventListView(TenantViewMixin, AccountWideMixin, TemplateView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         receiver = selectors.event_receiver_get(tenant=self.tenant)
-        form = ProviderEventFilterForm(self.request.GET or None)
-        filters = form.cleaned_data if form.is_valid() else {}
-        events = selectors.provider_event_list(
-            tenant=self.tenant, event_name=filters.get("event_name", ""),
-            state=filters.get("state", ""), business_remote_id=filters.get("business"))
+        filterset = ProviderEventFilterSet(
+            self.request.GET or None, queryset=selectors.provider_event_list(tenant=self.tenant))
         daily = selectors.provider_event_daily_counts(tenant=self.tenant)
         context.update(
             receiver=receiver,
@@ -46,8 +43,8 @@ class ProviderEventListView(TenantViewMixin, AccountWideMixin, TemplateView):
             receiver_url=services.event_receiver_url(receiver) if receiver else "",
             public_url_set=bool(settings.PORTAL_PUBLIC_URL),
             receiver_events=services.RECEIVER_EVENTS,
-            filter_form=form,
-            page_obj=paginate(self.request, events, PAGE_SIZE),
+            filter_form=filterset.form,
+            page_obj=paginate(self.request, filterset.qs, PAGE_SIZE),
             chart=events_chart(daily),
             legend=EVENT_COLORS,
         )

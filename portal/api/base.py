@@ -8,7 +8,7 @@ import json
 
 from django.db import IntegrityError, transaction
 from django.http import Http404
-from rest_framework import pagination, permissions, throttling
+from rest_framework import exceptions, pagination, permissions, throttling
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
@@ -43,6 +43,16 @@ class TokenRateThrottle(throttling.SimpleRateThrottle):
 class LimitOffset(pagination.LimitOffsetPagination):
     default_limit = 50
     max_limit = 500
+
+
+class AccountWideMixin:
+    """Figures about the whole account: refused to members limited to a subtree."""
+
+    def check_permissions(self, request):
+        super().check_permissions(request)
+        if getattr(self, "membership", None) and self.membership.limited_to_id is not None:
+            raise exceptions.PermissionDenied("This covers the whole account; your access is "
+                                              "limited to part of it.")
 
 
 class TenantAPIMixin:

@@ -9,7 +9,7 @@ from rest_framework.response import Response
 
 from accounts.selectors import business_get
 from media_app.api.views import ERRORS, IDEMPOTENCY_KEY
-from portal.api.base import IdempotentCreateMixin, TenantAPIMixin
+from portal.api.base import AccountWideMixin, IdempotentCreateMixin, TenantAPIMixin
 from portal.api.errors import ApiErrorSerializer, ProviderRejected
 from provider.errors import NotFound, Rejected
 from reviews_app import selectors, services
@@ -34,16 +34,6 @@ class ProviderUnavailableError(exceptions.APIException):
     status_code = status.HTTP_503_SERVICE_UNAVAILABLE
     default_code = "provider_unavailable"
     default_detail = "The provider cannot answer right now; try again later."
-
-
-class AccountWideMixin:
-    """Figures about the whole account: refused to members limited to a subtree."""
-
-    def check_permissions(self, request):
-        super().check_permissions(request)
-        if getattr(self, "membership", None) and self.membership.limited_to_id is not None:
-            raise exceptions.PermissionDenied("This covers the whole account; your access is "
-                                              "limited to part of it.")
 
 
 @extend_schema(

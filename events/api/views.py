@@ -1,0 +1,87 @@
+"""The events API: the events the provider delivered, and live updates on or off."""
+
+from django.http import Http404
+from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.exceptions import APIException
+from rest_framework.response import Response
+
+from events import selectors, services
+from events.api.serializers import EventReceiverSerializer, ProviderEventSerializer
+from events.filtersets import ProviderEventFilterSet
+from portal.api.base import AccountWideMixin, TenantAPIMixin
+from portal.api.errors import ApiErrorSerializer
+
+PK = OpenApiParameter("id", int, OpenApiParameter.PATH, description="The id of the event.")
+
+
+class Unavailable(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "unavailable"
+
+
+class AccountWideAPIMixin(AccountWideMixin, TenantAPIMixin):
+    pass
+
+
+@extend_schema(tags=["events"], summary="Events the provider delivered, newest first",
+               description="Each distinct delivery once; `deliveries` counts its copies.")
+class ProviderEventList(AccountWideAPIMixin, generics.ListAPIView):
+    serializer_class = ProviderEventSerializer
+    filter_backends = [DjangoFilterBackend]
+    filterset_class = ProviderEventFilterSet
+
+    def get_tenant_queryset(self):
+        return selectors.provider_event_list(tenant=self.tenant)
+
+
+@extend_schema(tags=["events"], summary="One event and what the portal did with it",
+               parameters=[PK])
+class ProviderEventDetail(AccountWideAPIMixin, generics.RetrieveAPIView):
+    serializer_class = ProviderEventSerializer
+
+    def get_object(self):
+        event = selectors.provider_event_get(tenant=self.tenant, pk=self.kwargs["pk"])
+        if event is None:
+            raise Http404("No such event.")
+        return event
+
+
+class EventReceiverView(AccountWideAPIMixin, generics.GenericAPIView):
+    serializer_class = EventReceiverSerializer
+    pagination_class = None
+
+    def get_receiver(self):
+        receiver = selectors.event_receiver_get(tenant=self.tenant)
+        if receiver is None:
+            raise Http404("Live updates were never turned on.")
+        return receiver
+
+    @extend_schema(tags=["events"],
+                   summary="Live updates: on or off, and where events are delivered")
+    def get(self, request, *args, **kwargs):
+        return Response(self.get_serializer(self.get_receiver()).data)
+
+    @extend_schema(
+        tags=["events"], summary="Turn live updates on, or renew their credentials",
+        description="Queues the subscriptions (see changes/); 409 when the portal has no "
+                    "public address (PORTAL_PUBLIC_URL).", request=None,
+        responses={202: EventReceiverSerializer,
+                   409: OpenApiResponse(ApiErrorSerializer, description="No public address.")})
+    def post(self, request, *args, **kwargs):
+        try:
+            receiver = services.event_receiver_enable(tenant=self.tenant, actor=request.user)
+        except services.ReceiverUnavailable as exc:
+            raise Unavailable(str(exc)) from exc
+        return Response(self.get_serializer(receiver).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(tags=["events"], summary="Turn live updates off", request=None,
+                   responses={202: EventReceiverSerializer})
+    def delete(self, request, *args, **kwargs):
+        receiver = self.get_receiver()
+        if receiver.disabled_at is not None:
+            return Response(self.get_serializer(receiver).data, status=status.HTTP_202_ACCEPTED)
+        receiver = services.event_receiver_disable(tenant=self.tenant, actor=request.user,
+                                                   receiver=receiver)
+        return Response(self.get_serializer(receiver).data, status=status.HTTP_202_ACCEPTED)
