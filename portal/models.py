@@ -55,6 +55,9 @@ class OutboxEntry(TenantOwned):
     state = models.CharField(max_length=16, choices=State.choices, default=State.PENDING,
                              db_index=True)
     attempts = models.PositiveSmallIntegerField(default=0)
+    in_doubt = models.BooleanField(
+        default=False, help_text="An earlier send may have reached the provider unseen: the next "
+                                 "send reads the provider's state back first.")
     next_attempt_at = models.DateTimeField(default=timezone.now, db_index=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
     provider_code = models.IntegerField(null=True, blank=True)

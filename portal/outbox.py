@@ -11,6 +11,9 @@ never send it twice), calls the kind's handler and records the outcome:
 
 When a send's outcome is unknown (a timeout after the request left), the handler's `reconcile`
 reads the provider's state back where the interface allows, instead of sending blindly again.
+If the provider cannot tell yet (the request may still be in flight), the row is retried later
+marked `in_doubt`, as is a row a dead worker left `sending`; an attempt on a row in doubt
+reconciles first and sends only if the provider does not have the change.
 
 A handler is a class with `send(client, entry) -> reply`, `on_accepted(entry, reply)` and
 optionally `reconcile(client, entry) -> reply | None`, registered in `HANDLERS` by kind.
@@ -88,13 +91,18 @@ def _queue_send(reseller_id: int, entry_id: int) -> None:
 
 
 def _claim(entry_id: int) -> bool:
-    """Move a due row to `sending`; only one worker can win the claim."""
+    """Move a due row to `sending`; only one worker can win the claim.
+
+    A row still `sending` after the stale delay was left by a worker that died mid-send: the
+    provider may have its change, so it is claimed in doubt.
+    """
     now = timezone.now()
     stale = now - timedelta(seconds=settings.OUTBOX_SENDING_STALE_SECONDS)
-    return bool(OutboxEntry.objects.filter(pk=entry_id).filter(
-        Q(state=State.PENDING, next_attempt_at__lte=now)
-        | Q(state=State.SENDING, claimed_at__lt=stale)
-    ).update(state=State.SENDING, claimed_at=now, attempts=F("attempts") + 1))
+    rows = OutboxEntry.objects.filter(pk=entry_id)
+    claim = {"state": State.SENDING, "claimed_at": now, "attempts": F("attempts") + 1}
+    return bool(rows.filter(state=State.PENDING, next_attempt_at__lte=now).update(**claim)
+                or rows.filter(state=State.SENDING, claimed_at__lt=stale).update(
+                    **claim, in_doubt=True))
 
 
 def outbox_send(*, tenant: Reseller, entry_id: int) -> OutboxEntry | None:
@@ -109,22 +117,44 @@ def outbox_send(*, tenant: Reseller, entry_id: int) -> OutboxEntry | None:
         return _fail(entry, message=str(exc))
     with client:
         try:
-            reply = handler.send(client, entry)
-        except Transient as exc:
-            if exc.outcome_unknown and hasattr(handler, "reconcile"):
-                reply = _reconcile(handler, client, entry, exc)
-                if reply is None:
-                    return _retry_later(entry, exc)
-            else:
-                return _retry_later(entry, exc)
-        except RateLimited as exc:
+            reply = _deliver(handler, client, entry)
+        except (Transient, RateLimited) as exc:
             return _retry_later(entry, exc)
         except AuthError as exc:
             Reseller.objects.filter(pk=tenant.pk).update(status=Reseller.Status.KEY_REJECTED)
             return _fail(entry, message=f"The provider rejected the API key (code {exc.code}).")
         except ProviderError as exc:
+            entry.in_doubt = False  # the provider answered about this very change
             return _finish(entry, State.REJECTED, code=exc.code, message=exc.message)
     return _accept(entry, handler, reply)
+
+
+def _deliver(handler: OutboxHandler, client: ProviderClient, entry: OutboxEntry) -> Any:
+    """Send the row once: reconcile first when it is in doubt, and after an unknown outcome.
+
+    Keeps `entry.in_doubt` (saved by whoever records the outcome) up to date: a reconcile that
+    finds nothing, done an attempt later, clears it; a send with an unknown outcome sets it.
+    """
+    reconcile = getattr(handler, "reconcile", None)
+    if entry.in_doubt and reconcile is not None:
+        reply = reconcile(client, entry)
+        if reply is not None:
+            return reply
+        entry.in_doubt = False
+    try:
+        return handler.send(client, entry)
+    except Transient as exc:
+        if not exc.outcome_unknown:
+            raise
+        # Handlers without `reconcile` are safe to send again; the others decide next time
+        # if the provider cannot tell now (the request may still be on its way).
+        entry.in_doubt = reconcile is not None
+        if reconcile is None:
+            raise
+        reply = _reconcile(handler, client, entry, exc)
+        if reply is None:
+            raise
+        return reply
 
 
 def _reconcile(handler, client, entry: OutboxEntry, exc: Transient):
@@ -150,8 +180,9 @@ def _accept(entry: OutboxEntry, handler: OutboxHandler, reply: Any) -> OutboxEnt
         entry.provider_reply = _jsonable(reply)
         entry.finished_at = timezone.now()
         entry.last_error = ""
+        entry.in_doubt = False
         entry.save(update_fields=["state", "provider_reply", "finished_at", "last_error",
-                                  "updated_at"])
+                                  "in_doubt", "updated_at"])
         handler.on_accepted(entry, reply)
         audit_record(tenant=entry.reseller, actor=None, action=f"outbox.{entry.kind}.accepted",
                      obj=entry, summary={"summary": entry.summary})
@@ -164,7 +195,7 @@ def _finish(entry: OutboxEntry, state: str, *, code: int | None, message: str) -
     entry.provider_message = message
     entry.finished_at = timezone.now()
     entry.save(update_fields=["state", "provider_code", "provider_message", "finished_at",
-                              "updated_at"])
+                              "in_doubt", "updated_at"])
     audit_record(tenant=entry.reseller, actor=None, action=f"outbox.{entry.kind}.{state}",
                  obj=entry, summary={"code": code, "message": message[:500]})
     return entry
@@ -183,7 +214,8 @@ def _retry_later(entry: OutboxEntry, exc: ProviderError) -> OutboxEntry:
     entry.state = State.PENDING
     entry.next_attempt_at = timezone.now() + timedelta(seconds=delay)
     entry.last_error = str(exc)[:1000]
-    entry.save(update_fields=["state", "next_attempt_at", "last_error", "updated_at"])
+    entry.save(update_fields=["state", "next_attempt_at", "last_error", "in_doubt",
+                              "updated_at"])
     return entry
 
 
