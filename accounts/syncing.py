@@ -442,9 +442,20 @@ def mirror_counts(tenant: Reseller) -> dict[str, int]:
 def sync_start(*, tenant: Reseller, actor: User | None, resources: Iterable[str] | None = None,
                scope: Business | None = None) -> tuple[SyncRun, bool]:
     """Create a run (or find the active one) and queue it once the transaction commits."""
-    from accounts.tasks import sync_run_task
-
     run, created = sync_run_create(tenant=tenant, actor=actor, resources=resources, scope=scope)
     if created:
-        transaction.on_commit(lambda: sync_run_task.delay(reseller_id=tenant.pk, run_id=run.pk))
+        transaction.on_commit(lambda: _queue_run(tenant, run))
     return run, created
+
+
+def _queue_run(tenant: Reseller, run: SyncRun) -> None:
+    from accounts.tasks import sync_run_task
+
+    try:
+        sync_run_task.delay(reseller_id=tenant.pk, run_id=run.pk)
+    except Exception:  # noqa: BLE001 - the broker is down
+        # Failing the run says so on its page, and a queued run nobody will start would block
+        # the next one until it goes stale.
+        logger.warning("sync %s: could not queue its first step", run.pk, exc_info=True)
+        _finish(run, status=SyncRun.Status.FAILED,
+                error="The task queue is unavailable; start the sync again later.")
