@@ -48,7 +48,7 @@ class CustomFieldForm(forms.Form):
         label="Default value", required=False, max_length=1000,
         help_text="Must fit the type: a number, an http(s) URL, a date as MM/DD/YYYY, or one of "
                   "the options (several, comma-separated, for a multi-choice drop-down).")
-    field_description = forms.CharField(label="Description", required=False,
+    field_description = forms.CharField(label="Description", required=False, max_length=1000,
                                         widget=forms.Textarea(attrs={"rows": 2}))
     filterable = forms.BooleanField(label="Filterable", required=False,
                                     help_text="Contacts can be filtered by this field.")

@@ -6,6 +6,7 @@ broker on the filesystem, and the embedded sandbox. `DATABASE_URL`, `REDIS_URL` 
 deployment hardening and refuses to start without the secrets it needs.
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -62,6 +63,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
+    "csp",
     "portal",
     "accounts",
     "listings",
@@ -72,6 +75,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -79,6 +83,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a locked-out sign-in into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "portal.urls"
@@ -138,6 +144,24 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# django-axes first: it refuses a locked-out sign-in before any password is checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+
+# Failed sign-ins: after AXES_FAILURE_LIMIT failures for one email address from one IP address,
+# that pair is locked out for AXES_COOLOFF_MINUTES, even with the right password. Locking the
+# pair (not the address alone) keeps one attacker from locking a user out from everywhere.
+AXES_ENABLED = env.bool("AXES_ENABLED", default=True)
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_USERNAME_CALLABLE = "accounts.lockout.lockout_username"
+AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
+AXES_SENSITIVE_PARAMETERS = ["password", "new_password1", "new_password2", "api_key"]
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -164,7 +188,12 @@ EMAIL_CONFIG = env.email_url("EMAIL_URL", default="consolemail://")
 vars().update(EMAIL_CONFIG)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="portal@localhost")
 
+# Request bodies: a non-file body over DATA_UPLOAD_MAX_MEMORY_SIZE is refused with 400 (the API
+# answers 413); uploaded files over FILE_UPLOAD_MAX_MEMORY_SIZE are streamed to a temporary file
+# instead of memory. DATA_UPLOAD_MAX_NUMBER_FIELDS caps the fields of one form.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=2_621_440)
+FILE_UPLOAD_MAX_MEMORY_SIZE = env.int("FILE_UPLOAD_MAX_MEMORY_SIZE", default=2_621_440)
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 2000
 
 # The embedded provider sandbox (see sandbox/). Served under /sandbox/.
 SANDBOX_ENABLED = env.bool("SANDBOX_ENABLED", default=not PRODUCTION)
@@ -297,6 +326,24 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "portal.api.errors.add_standard_errors",
     ],
+}
+
+# Content Security Policy: everything from the portal's own origin, no inline script or style
+# (pages use static files and classes; SVG charts use presentation attributes), images also as
+# data: URIs (Swagger UI's icons), no framing, forms post only to the portal.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "form-action": ["'self'"],
+    },
 }
 
 SESSION_COOKIE_HTTPONLY = True

@@ -3,6 +3,7 @@ from rest_framework import serializers
 from accounts.forms import LEVEL_NAME_MAX, LEVEL_VALUE_MAX
 from accounts.models import AuditEvent, Business, SyncRun
 from accounts.syncing import RESOURCES
+from portal.api.serializers import StrictSerializer
 from portal.models import OutboxEntry
 
 
@@ -48,7 +49,7 @@ class ChangeSerializer(serializers.ModelSerializer):
 # -- hierarchy mapping ---------------------------------------------------------------------------
 
 
-class HierarchyWriteSerializer(serializers.Serializer):
+class HierarchyWriteSerializer(StrictSerializer):
     """The whole mapping: the provider replaces what it holds with exactly these levels."""
 
     levels = serializers.DictField(
@@ -111,7 +112,7 @@ class SyncRunSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class SyncStartSerializer(serializers.Serializer):
+class SyncStartSerializer(StrictSerializer):
     resources = serializers.ListField(
         child=serializers.ChoiceField(choices=RESOURCES), required=False, allow_empty=False,
         help_text="What to sync; everything when left out.")

@@ -19,6 +19,7 @@ from listings.models import (
     Question,
     Subscription,
 )
+from portal.api.serializers import StrictSerializer
 from portal.models import OutboxEntry
 
 # The sections of a create-listing body (the paths of the editor's forms).
@@ -170,7 +171,7 @@ class CategorySerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class CategoryFetchRequestSerializer(serializers.Serializer):
+class CategoryFetchRequestSerializer(StrictSerializer):
     country = serializers.ChoiceField(choices=sorted(COUNTRIES),
                                       help_text="The country whose lists are fetched.")
 
@@ -215,7 +216,7 @@ class CustomFieldSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class CustomFieldCreateSerializer(serializers.Serializer):
+class CustomFieldCreateSerializer(StrictSerializer):
     """The shape of the body; the rules (name unique, options only for drop-downs, default fits
     the type) are the portal form's (`listings.forms.CustomFieldForm`)."""
 
@@ -225,7 +226,8 @@ class CustomFieldCreateSerializer(serializers.Serializer):
                                               default=list,
                                               help_text="Only, and required, for drop-downs.")
     default_value = serializers.CharField(required=False, allow_blank=True, default="")
-    field_description = serializers.CharField(required=False, allow_blank=True, default="")
+    field_description = serializers.CharField(required=False, allow_blank=True, default="",
+                                              max_length=1000)
     filterable = serializers.BooleanField(required=False, default=False)
 
 
@@ -252,7 +254,7 @@ class SubscriptionSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class SubscriptionCreateSerializer(serializers.Serializer):
+class SubscriptionCreateSerializer(StrictSerializer):
     """The shape of the body; the rules are the portal form's
     (`listings.forms.SubscriptionForm`)."""
 

@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from media_app.forms import MediaAddForm, MediaFilterForm
 from media_app.models import MediaItem
+from portal.api.serializers import StrictSerializer
 from portal.models import OutboxEntry
 
 
@@ -43,7 +44,7 @@ class MediaItemSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class MediaAddSerializer(serializers.Serializer):
+class MediaAddSerializer(StrictSerializer):
     """A photo or video to upload; checked with the same rules as the portal's form."""
 
     url = serializers.CharField(max_length=2000,

@@ -8,6 +8,7 @@ from django.http import QueryDict
 from rest_framework import serializers
 
 from media_app.api.serializers import form_errors
+from portal.api.serializers import StrictSerializer
 from reviews_app.forms import REVIEW_SOURCES, DateRangeMixin, ReviewCountForm, SurveyAddForm
 from reviews_app.models import CompetitiveRanking, CompetitorMetric, Survey, SurveyResponse
 from reviews_app.selectors import COMPETITOR_SORTS, DEFAULT_COMPETITOR_SORT
@@ -94,7 +95,7 @@ class SurveySerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class SurveyAddSerializer(serializers.Serializer):
+class SurveyAddSerializer(StrictSerializer):
     """Name a survey by the provider's id; its responses are mirrored from the next sync."""
 
     survey_id = serializers.IntegerField(min_value=1, max_value=2**63 - 1)

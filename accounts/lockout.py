@@ -1,0 +1,29 @@
+"""Failed sign-in throttling (django-axes): who an attempt counts against, and the lockout page."""
+
+from __future__ import annotations
+
+import math
+
+from axes.helpers import get_cool_off
+from django.conf import settings
+from django.shortcuts import render
+
+
+def lockout_username(request, credentials: dict | None) -> str:
+    """The attempted email address, as the sign-in form compares it: `Ann@Example.com` and
+    `ann@example.com ` are one user, so varying the spelling does not buy more attempts."""
+    if credentials:
+        attempted = credentials.get("username")
+    else:
+        data = getattr(request, "data", None) or request.POST
+        attempted = data.get("username")
+    return str(attempted or "").strip().lower()[:254]
+
+
+def lockout_response(request, original_response=None, credentials=None):
+    """A page that says what happened and for how long, with 429 Too Many Requests."""
+    cool_off = get_cool_off(request)
+    minutes = math.ceil(cool_off.total_seconds() / 60) if cool_off else None
+    context = {"cooloff_minutes": minutes, "failure_limit": settings.AXES_FAILURE_LIMIT}
+    return render(request, "registration/lockout.html", context,
+                  status=settings.AXES_HTTP_RESPONSE_CODE)

@@ -1,0 +1,21 @@
+"""Serializer bases shared by the API's apps."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from rest_framework import serializers
+
+
+class StrictSerializer(serializers.Serializer):
+    """A request body that refuses fields it does not know, naming each: a misspelt optional
+    field is an error to fix, not a setting silently left at its default."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, Mapping):
+            unknown = sorted(str(name) for name in set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError(
+                    {name: ["Unknown field: this operation does not take it."]
+                     for name in unknown})
+        return super().to_internal_value(data)
