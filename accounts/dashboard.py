@@ -130,8 +130,10 @@ def dashboard_summary(*, tenant: Reseller, membership: Membership | None) -> Das
         else:
             containers += count
     needs_action = list(
-        visible.filter(type=Business.Type.BUSINESS, status_report__needs_action=True)
-        .select_related("status_report")
+        # The report's own reseller (the same tenant) lets its needs-action index lead.
+        visible.filter(type=Business.Type.BUSINESS, status_report__needs_action=True,
+                       status_report__reseller=tenant)
+        .select_related("status_report").defer("raw", "status_report__raw")
         .order_by("-status_report__need_updates_count", "name", "pk")[:NEEDS_ACTION_SHOWN])
     return Dashboard(
         location_count=sum(by_status.values()),

@@ -221,7 +221,21 @@ class Business(Mirrored):
             models.Index(fields=["reseller", "name"]),
             models.Index(fields=["reseller", "type", "status"]),
             models.Index(fields=["reseller", "country_code", "city"]),
-            models.Index(fields=["reseller", "tree_path"]),
+            # A subtree is a prefix match (LIKE '/1/20/%'); pattern ops let PostgreSQL use the
+            # index for it whatever the database's collation.
+            models.Index(fields=["reseller", "tree_path"], name="business_subtree_idx",
+                         opclasses=["int8_ops", "varchar_pattern_ops"]),
+            # The current businesses in the list's order, carrying the columns that the list's
+            # count, filter choices, dashboard and tree group by: those read the index only
+            # (PostgreSQL), never the wide rows with their raw payloads.
+            models.Index(fields=["reseller", "name", "id"], name="business_current_idx",
+                         include=["type", "status", "country_code", "parent"],
+                         condition=Q(removed_at__isnull=True)),
+            # The few containers among many locations (the hierarchy tree).
+            models.Index(fields=["reseller", "depth", "name"], name="business_container_idx",
+                         condition=Q(removed_at__isnull=True) & ~Q(type="Business")),
+            # A container's direct children in name order (its detail page, the API).
+            models.Index(fields=["parent", "name", "id"], name="business_children_idx"),
         ]
         ordering = ["name"]
 

@@ -197,6 +197,15 @@ def business_name_get(*, tenant: Reseller, membership: Membership | None,
             .filter(remote_id=remote_id).values_list("name", flat=True).first() or "")
 
 
+def business_rows_in_order(*, queryset: QuerySet[Business], ids) -> list[Business]:
+    """The rows of `queryset` whose ids are `ids`, in that order: the second step of paging
+    by ids first (a deep page then skips narrow index entries, not joined rows)."""
+    ids = list(ids)
+    rows = {business.pk: business
+            for business in queryset.order_by().filter(pk__in=ids)} if ids else {}
+    return [rows[pk] for pk in ids if pk in rows]
+
+
 def business_export_rows(*, queryset: QuerySet[Business]):
     """The columns of the CSV export, fetched in chunks (no model instances)."""
     return queryset.values_list(
@@ -263,7 +272,7 @@ def business_children_summary(*, tenant: Reseller, membership: Membership | None
     by_status = dict(under.filter(type=Business.Type.BUSINESS).order_by().values_list("status")
                      .annotate(n=Count("pk")))
     children = list(under.filter(parent=business).select_related("status_report")
-                    .order_by("name", "pk")[:limit + 1])
+                    .defer("raw", "status_report__raw").order_by("name", "pk")[:limit + 1])
     return {
         "locations_by_status": by_status,
         "location_count": sum(by_status.values()),

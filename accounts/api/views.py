@@ -23,12 +23,13 @@ from accounts.api.serializers import (
     SyncRunSerializer,
     SyncStartSerializer,
 )
-from accounts.filtersets import BusinessFilterSet
+from accounts.filtersets import BusinessFilterSet, with_synced_percent
 from accounts.models import Role
 from accounts.selectors import (
     business_get,
     business_list,
     business_list_visible,
+    business_rows_in_order,
     hierarchy_latest_update,
     hierarchy_level_list,
 )
@@ -50,8 +51,20 @@ class BusinessList(TenantAPIMixin, generics.ListAPIView):
     filterset_class = BusinessFilterSet
 
     def get_tenant_queryset(self):
-        return (business_list_visible(tenant=self.tenant, membership=self.membership)
-                .select_related("status_report", "parent"))
+        # Annotated like the portal's list, so that `sort=synced` works here too; the raw
+        # provider payloads are not part of the answer.
+        return with_synced_percent(
+            business_list_visible(tenant=self.tenant, membership=self.membership)
+            .select_related("status_report", "parent")
+            .defer("raw", "status_report__raw", "parent__raw"))
+
+    def paginate_queryset(self, queryset):
+        # The page's ids first (a narrow query that indexes can answer), then its rows: a deep
+        # offset then skips ids, not whole joined rows.
+        ids = super().paginate_queryset(queryset.values_list("pk", flat=True))
+        if ids is None:
+            return None
+        return business_rows_in_order(queryset=queryset, ids=ids)
 
 
 class BusinessDetail(TenantAPIMixin, generics.RetrieveAPIView):

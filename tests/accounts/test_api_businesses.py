@@ -87,3 +87,23 @@ def test_a_removed_member_token_stops_working(api_member):
     client, membership = api_member()
     membership.delete()
     assert client.get(url("api_business_list", membership)).status_code == 404
+
+
+def test_list_sorts_by_synced_percent_and_pages_by_offset(api_member):
+    from tests.accounts.ui_factories import StatusReportFactory
+
+    client, membership = api_member(Role.VIEWER)
+    synced = {"Low": 1, "High": 9, "Middle": 5, "Zero": 0}
+    for name, count in synced.items():
+        business = BusinessFactory(reseller=membership.reseller, name=name)
+        StatusReportFactory(business=business, total_sites=10, synced_count=count)
+    BusinessFactory(reseller=membership.reseller, name="No report")
+    response = client.get(url("api_business_list", membership), {"sort": "-synced"})
+    assert response.status_code == 200
+    assert [b["name"] for b in response.json()["results"]] == [
+        "High", "Middle", "Low", "Zero", "No report"]
+    # A page is cut from the sorted ids, then its rows are fetched: same order, same count.
+    page = client.get(url("api_business_list", membership),
+                      {"sort": "synced", "offset": 1, "limit": 2}).json()
+    assert page["count"] == 5
+    assert [b["name"] for b in page["results"]] == ["Low", "Middle"]

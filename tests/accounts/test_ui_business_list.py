@@ -209,7 +209,9 @@ def test_list_query_count_does_not_grow_with_rows(member_client, params):
     few = list_queries(client, membership, 5, root=root, **params)
     many = list_queries(client, membership, 60, root=root, **params)
     assert few == many
-    assert many <= 9
+    # Session, user, membership, filter choices, count, the page's ids, its rows, the
+    # switcher (and the `within` lookups): docs/performance.md allows at most 15.
+    assert many <= 10
 
 
 # -- subtree members ---------------------------------------------------------------------------
