@@ -28,6 +28,8 @@ __all__ = ["app"]
 QUERIES_KEY = "bench-sync:queries"
 QUERIES_BY_TASK_KEY = "bench-sync:queries-by-task"
 TASKS_KEY = "bench-sync:tasks"
+STARTED_KEY = "bench-sync:started"
+FINISHED_KEY = "bench-sync:finished"
 READY_KEY = "bench-sync:worker-ready"
 
 _queries_in_task = 0
@@ -66,6 +68,7 @@ def _announce_ready(**_kwargs) -> None:
 def _start_counting(task=None, **_kwargs) -> None:
     global _queries_in_task, _profiler
     _queries_in_task = 0
+    _store().incr(STARTED_KEY)
     if _count_query not in connection.execute_wrappers:
         connection.execute_wrappers.append(_count_query)
     if os.environ.get("BENCH_SYNC_PROFILE_DIR"):
@@ -83,6 +86,7 @@ def _report_counts(task=None, task_id=None, **_kwargs) -> None:
     pipe.incrby(QUERIES_KEY, _queries_in_task)
     pipe.hincrby(QUERIES_BY_TASK_KEY, name, _queries_in_task)
     pipe.hincrby(TASKS_KEY, name, 1)
+    pipe.incr(FINISHED_KEY)
     pipe.execute()
     if _profiler is not None:
         _profiler.stop()

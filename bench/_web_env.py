@@ -192,6 +192,14 @@ class Report:
         print(f"\n{met} of {len(self.targets)} targets met.")
 
 
+def warn_if_busy() -> None:
+    """Timings on a shared machine are only comparable when it is otherwise idle."""
+    load = os.getloadavg()[0]
+    if load > (os.cpu_count() or 1) * 0.75:
+        log(f"Note: the load average is {load:.1f} on {os.cpu_count()} CPUs; other work on "
+            "this machine inflates the figures. Record figures when it is idle.")
+
+
 def log(message: str, *, quiet: bool = False) -> None:
     """Progress goes to stderr, so that --json leaves only the JSON object on stdout."""
     if not quiet:

@@ -79,6 +79,7 @@ class LoadResult:
     seconds: float
     latencies: list[float]
     statuses: dict[int, int]
+    body_bytes: int = 0
 
     @property
     def per_second(self) -> float:
@@ -90,6 +91,8 @@ class LoadResult:
                 "errors": self.errors, "seconds": round(self.seconds, 1),
                 "latency_median_ms": round(statistics.median(ordered) * 1000, 1),
                 "latency_p95_ms": round(percentile(ordered, 0.95) * 1000, 1),
+                "mean_response_bytes": round(self.body_bytes / self.requests) if self.requests
+                else 0,
                 "statuses": {str(k): v for k, v in sorted(self.statuses.items())}}
 
 
@@ -101,14 +104,14 @@ def load(port: int, requests: list[Request], *, concurrency: int, seconds: float
     start_at = time.monotonic() + warmup_seconds
     stop_at = start_at + seconds
     lock = threading.Lock()
-    totals = {"requests": 0, "errors": 0}
+    totals = {"requests": 0, "errors": 0, "bytes": 0}
     statuses: dict[int, int] = {}
     latencies: list[float] = []
 
     def worker(offset: int) -> None:
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         mine: list[float] = []
-        done = errors = 0
+        done = errors = received = 0
         seen: dict[int, int] = {}
         cycle = itertools.islice(itertools.cycle(requests), offset, None)
         for request in cycle:
@@ -119,17 +122,18 @@ def load(port: int, requests: list[Request], *, concurrency: int, seconds: float
                 connection.request(request.method, request.path, body=request.body,
                                    headers=request.headers)
                 response = connection.getresponse()
-                response.read()
+                size = len(response.read())
                 status = response.status
                 if response.getheader("Connection", "").lower() == "close":
                     connection.close()
             except (OSError, http.client.HTTPException):
                 connection.close()
                 connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-                status = 0
+                status, size = 0, 0
             ended = time.monotonic()
             if began >= start_at and ended <= stop_at:
                 done += 1
+                received += size
                 mine.append(ended - began)
                 seen[status] = seen.get(status, 0) + 1
                 if status not in expect:
@@ -138,6 +142,7 @@ def load(port: int, requests: list[Request], *, concurrency: int, seconds: float
         with lock:
             totals["requests"] += done
             totals["errors"] += errors
+            totals["bytes"] += received
             latencies.extend(mine)
             for status, count in seen.items():
                 statuses[status] = statuses.get(status, 0) + count
@@ -149,4 +154,4 @@ def load(port: int, requests: list[Request], *, concurrency: int, seconds: float
     for thread in threads:
         thread.join()
     return LoadResult(requests=totals["requests"], errors=totals["errors"], seconds=seconds,
-                      latencies=latencies, statuses=statuses)
+                      latencies=latencies, statuses=statuses, body_bytes=totals["bytes"])

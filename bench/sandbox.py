@@ -22,8 +22,11 @@ import _web_load  # noqa: E402
 
 API_KEY = "bench-sandbox-key-0001"
 # A reseller's default rate limit in the portal (Reseller.rate_limit_count per second): one
-# sync never asks more of one provider key, so the sandbox must serve at least this.
+# sync never asks more of one provider key, so the sandbox must serve at least this for the
+# operations a sync makes once per location. The child list is asked once per container (a
+# few calls per sync, each answering hundreds of children): reported, without a target.
 MIN_REQUESTS_PER_SECOND = 100
+PER_LOCATION = ("location_status", "get_media", "get_qna")
 # The bench measures throughput, not the sandbox's rate limiting: a limit it never reaches
 # (the per-request counting still runs).
 UNREACHED_RATE_LIMIT = "1000000000/60"
@@ -80,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
 
     connections.close_all()
 
+    _web_env.warn_if_busy()
     report = _web_env.Report(
         title=f"bench/sandbox.py: sandbox operations under load ({args.locations:,} locations, "
               f"gunicorn {args.workers}x{args.threads}, {args.concurrency} connections)")
@@ -97,7 +101,10 @@ def main(argv: list[str] | None = None) -> int:
                 f"{result['latency_median_ms']} ms, p95 {result['latency_p95_ms']} ms, "
                 f"{result['errors']} errors")
             report.check(f"{name}: requests/s", result["requests_per_second"],
-                         MIN_REQUESTS_PER_SECOND, "req/s", at_least=True)
+                         MIN_REQUESTS_PER_SECOND if name in PER_LOCATION else None, "req/s",
+                         at_least=True)
+            report.check(f"{name}: mean response", result["mean_response_bytes"], None,
+                         "bytes")
             report.check(f"{name}: latency median", result["latency_median_ms"], None, "ms")
             report.check(f"{name}: latency p95", result["latency_p95_ms"], None, "ms")
             report.check(f"{name}: errors", result["errors"], 0, "responses")

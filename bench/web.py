@@ -152,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         profile_page(client_for(args.profile), urls[args.profile], headers_for(args.profile))
         return 0
 
+    _web_env.warn_if_busy()
     report = _web_env.Report(title=f"bench/web.py: pages at {args.locations:,} locations "
                                    "(PostgreSQL, in-process server time)")
     results = {}
