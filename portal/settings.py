@@ -70,6 +70,7 @@ INSTALLED_APPS = [
     "listings",
     "media_app",
     "reviews_app",
+    "events",
     "sandbox",
 ]
 
@@ -198,6 +199,12 @@ DATA_UPLOAD_MAX_NUMBER_FIELDS = 2000
 # The embedded provider sandbox (see sandbox/). Served under /sandbox/.
 SANDBOX_ENABLED = env.bool("SANDBOX_ENABLED", default=not PRODUCTION)
 
+# Provider events. The provider delivers them to PORTAL_PUBLIC_URL/hooks/provider/<id>/; without
+# it the portal cannot subscribe itself. Bodies over the limit are refused (413) unread.
+PORTAL_PUBLIC_URL = env.str("PORTAL_PUBLIC_URL", default="").rstrip("/")
+PROVIDER_EVENT_MAX_BODY_BYTES = env.int("PROVIDER_EVENT_MAX_BODY_BYTES", default=64 * 1024)
+PROVIDER_EVENT_MAX_ATTEMPTS = env.int("PROVIDER_EVENT_MAX_ATTEMPTS", default=5)
+
 # Outbound calls to a reseller's provider base URL: loopback is allowed for the demo and tests.
 PROVIDER_ALLOW_PRIVATE_HOSTS = env.bool("PROVIDER_ALLOW_PRIVATE_HOSTS", default=not PRODUCTION)
 PROVIDER_CONNECT_TIMEOUT = env.float("PROVIDER_CONNECT_TIMEOUT", default=5.0)
@@ -269,7 +276,17 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": SYNC_STATUS_REFRESH_MINUTES * 60.0,
         "kwargs": {"resources": ["listing_status"]},
     },
+    "provider-events-sweep": {
+        "task": "events.tasks.provider_event_sweep_task",
+        "schedule": float(OUTBOX_SWEEP_SECONDS),
+    },
 }
+if SANDBOX_ENABLED:
+    # The sandbox's own clock: listing statuses move and webhook events go out on time.
+    CELERY_BEAT_SCHEDULE["sandbox-tick"] = {
+        "task": "sandbox.tasks.sandbox_tick_task",
+        "schedule": float(env.int("SANDBOX_TICK_SECONDS", default=15)),
+    }
 
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
 LOGGING = {

@@ -14,6 +14,7 @@ tenant_patterns = [
     path("", include("listings.urls")),
     path("", include("media_app.urls")),
     path("", include("reviews_app.urls")),
+    path("", include("events.urls")),
 ]
 
 api_tenant_patterns = [
@@ -21,6 +22,7 @@ api_tenant_patterns = [
     path("", include("listings.api.urls")),
     path("", include("media_app.api.urls")),
     path("", include("reviews_app.api.urls")),
+    path("", include("events.api.urls")),
 ]
 
 # Redoc injects the style of its components at run time and builds its search index in a
@@ -38,6 +40,7 @@ urlpatterns = [
     path("api/redoc/", redoc_view, name="api_redoc"),
     path("api/v1/t/<slug:slug>/", include(api_tenant_patterns)),
     path("accounts/", include("accounts.auth_urls")),
+    path("hooks/", include("events.hook_urls")),
     path("", include("accounts.home_urls")),
     path("t/<slug:slug>/", include(tenant_patterns)),
 ]
