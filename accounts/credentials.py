@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from cryptography.fernet import Fernet, InvalidToken
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from django.views.decorators.debug import sensitive_variables
 
 MASK = "••••"
 
@@ -54,6 +55,7 @@ def primary_key_id() -> str:
     return _keys()[0][0]
 
 
+@sensitive_variables("plaintext")
 def encrypt(plaintext: str) -> str:
     key_id, fernet = _keys()[0]
     return f"{key_id}:{fernet.encrypt(plaintext.encode()).decode()}"
@@ -63,6 +65,7 @@ def key_id_of(ciphertext: str) -> str:
     return ciphertext.split(":", 1)[0]
 
 
+@sensitive_variables()  # every local: the plaintext is only ever a return value here
 def decrypt(ciphertext: str) -> str:
     key_id, _, token = ciphertext.partition(":")
     if not token:
@@ -81,6 +84,7 @@ def decrypt(ciphertext: str) -> str:
     )
 
 
+@sensitive_variables("plaintext")
 def fingerprint(plaintext: str) -> str:
     digest = hashlib.sha256(plaintext.encode()).digest()
     return base64.b32encode(digest).decode()[:16].lower()

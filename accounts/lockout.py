@@ -12,11 +12,12 @@ from django.shortcuts import render
 def lockout_username(request, credentials: dict | None) -> str:
     """The attempted email address, as the sign-in form compares it: `Ann@Example.com` and
     `ann@example.com ` are one user, so varying the spelling does not buy more attempts."""
+    field = settings.AXES_USERNAME_FORM_FIELD
     if credentials:
-        attempted = credentials.get("username")
+        attempted = credentials.get(field)
     else:
         data = getattr(request, "data", None) or request.POST
-        attempted = data.get("username")
+        attempted = data.get(field)
     return str(attempted or "").strip().lower()[:254]
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from django.contrib.auth.forms import PasswordResetForm
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.views.decorators.debug import sensitive_variables
 
 from accounts import credentials
 from accounts.clients import provider_client
@@ -27,6 +28,7 @@ CONNECTION_FIELDS = ("provider_base_url", "account_number", "rate_limit_count",
 # -- the provider connection -----------------------------------------------------------------
 
 
+@sensitive_variables("api_key")
 @transaction.atomic
 def reseller_connection_update(
     *,

@@ -6,6 +6,8 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.shortcuts import redirect
+from django.utils.decorators import method_decorator
+from django.views.decorators.debug import sensitive_post_parameters
 from django.views.generic import TemplateView, View
 
 from accounts.models import Role
@@ -53,6 +55,7 @@ def _add_errors(form, exc: ValidationError, field: str | None = None) -> None:
 # -- provider connection -----------------------------------------------------------------------
 
 
+@method_decorator(sensitive_post_parameters("api_key"), name="dispatch")
 class ConnectionView(OwnerViewMixin, TemplateView):
     template_name = "accounts/settings_connection.html"
 

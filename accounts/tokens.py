@@ -7,6 +7,7 @@ import secrets
 from datetime import timedelta
 
 from django.utils import timezone
+from django.views.decorators.debug import sensitive_variables
 
 from accounts.models import ROLE_RANK, ApiToken, Membership, Reseller, Role, User
 from accounts.services import audit_record
@@ -23,6 +24,7 @@ class TokenRoleTooHigh(ValueError):
     pass
 
 
+@sensitive_variables("plaintext")
 def api_token_create(*, tenant: Reseller, actor: User | None, user: User, name: str,
                      role: str = Role.VIEWER) -> tuple[ApiToken, str]:
     """Create a token for `user`'s membership of `tenant`; the plaintext is returned once."""
@@ -50,6 +52,7 @@ def api_token_revoke(*, tenant: Reseller, actor: User | None, token: ApiToken) -
     return token
 
 
+@sensitive_variables("plaintext")
 def api_token_authenticate(plaintext: str) -> ApiToken | None:
     """The active token with this value, whatever its reseller: authentication happens before
     the tenant is known, so this looks across tenants on purpose (by an unguessable hash)."""

@@ -159,6 +159,8 @@ AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+# The sign-in forms (the portal's and the admin's) post the email address as "username".
+AXES_USERNAME_FORM_FIELD = "username"
 AXES_USERNAME_CALLABLE = "accounts.lockout.lockout_username"
 AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
 AXES_SENSITIVE_PARAMETERS = ["password", "new_password1", "new_password2", "api_key"]
@@ -304,6 +306,8 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }
+# Error reports hide every value whose name looks secret (api_key, token, password...).
+DEFAULT_EXCEPTION_REPORTER_FILTER = "portal.logging.RedactingExceptionReporterFilter"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

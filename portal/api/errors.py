@@ -3,7 +3,8 @@ the provider refused something."""
 
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, TooManyFieldsSent
 from django.http import Http404
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import exceptions, serializers, status
@@ -20,6 +21,11 @@ class ProviderRejected(exceptions.APIException):
         super().__init__(message)
         self.provider_code = provider_code
         self.field = field
+
+
+class PayloadTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "too_large"
 
 
 def _flatten(detail, prefix: str = "") -> dict[str, list[str]]:
@@ -44,6 +50,12 @@ def api_exception_handler(exc, context):
         exc = exceptions.NotFound("Not found.")
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied(str(exc) or None)
+    elif isinstance(exc, RequestDataTooBig):
+        exc = PayloadTooLarge(f"The request body is over the limit of "
+                              f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes.")
+    elif isinstance(exc, TooManyFieldsSent):
+        exc = exceptions.ParseError(f"More than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} "
+                                    "fields in the request body.")
     response = exception_handler(exc, context)
     if response is None:
         return None
@@ -113,4 +125,8 @@ def add_standard_errors(result, generator, request, public):
             for status_code, description in STANDARD_ERRORS.items():
                 operation["responses"].setdefault(
                     status_code, {"description": description, "content": reference})
+            if "requestBody" in operation:
+                operation["responses"].setdefault("413", {
+                    "description": "The body is over DATA_UPLOAD_MAX_MEMORY_SIZE bytes.",
+                    "content": reference})
     return result

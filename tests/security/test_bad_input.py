@@ -146,11 +146,10 @@ def test_api_query_parameters_never_fail(op, world, api):
                 assert_names_field(response, name, f"{path}?{name}={value[:20]!r}")
 
 
-@pytest.mark.parametrize("op", api_operations(), ids=op_id)
+@pytest.mark.parametrize("op", [op for op in api_operations() if op[1].count("{") > 1],
+                         ids=op_id)
 def test_api_ids_out_of_range_are_not_found(op, world, api):
     method, path, _ = op
-    if path.count("{") < 2:
-        pytest.skip("no id in the path")
     url, route = api_url(path, world)
     client = api("a", Role.OWNER)
     for name in set(route.kwargs) - {"slug"}:
