@@ -4,6 +4,7 @@ tenant; viewers cannot write; owners reach every URL of their tenant."""
 
 from __future__ import annotations
 
+import base64
 import re
 
 import pytest
@@ -203,3 +204,39 @@ def test_api_operation(method, path, operation, world, api):
         response = getattr(api("a", Role.VIEWER), call)(url, {}, format="json")
         assert response.status_code == 403, (url, response.status_code)
         assert response.json()["code"] == "permission_denied"
+
+
+# -- the provider's webhook receiver ------------------------------------------------------------
+
+
+def basic(username: str, password: str) -> str:
+    return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()
+
+
+def test_webhook_receiver_refuses_wrong_credentials(world, client):
+    if "receiver" not in world["a"].extra:
+        pytest.skip("no webhook receiver in this build (the events app is not installed)")
+    from tests.security.world import WEBHOOK_PASSWORD
+
+    receiver, other = world["a"].extra["receiver"], world["b"].extra["receiver"]
+    url = reverse("provider_event_receive", args=[receiver.public_id])
+    body = '{"eventName": "SURVEY_COMPLETED"}'
+    attempts = {
+        "no credentials": {},
+        "wrong password": {"HTTP_AUTHORIZATION": basic(receiver.username, "wrong")},
+        "another tenant's credentials": {
+            "HTTP_AUTHORIZATION": basic(other.username, WEBHOOK_PASSWORD)},
+        "not basic": {"HTTP_AUTHORIZATION": f"Bearer {world['a'].tokens[Role.OWNER]}"},
+        "garbage": {"HTTP_AUTHORIZATION": "Basic %%%not-base64"},
+    }
+    for label, headers in attempts.items():
+        response = client.post(url, body, content_type="application/json", **headers)
+        assert response.status_code == 401, (label, response.status_code)
+    unknown = reverse("provider_event_receive", args=["00000000-0000-0000-0000-000000000000"])
+    response = client.post(unknown, body, content_type="application/json",
+                           HTTP_AUTHORIZATION=basic(receiver.username, WEBHOOK_PASSWORD))
+    assert response.status_code == 401
+    # The right credentials are let through (whatever the body then gets).
+    response = client.post(url, body, content_type="application/json",
+                           HTTP_AUTHORIZATION=basic(receiver.username, WEBHOOK_PASSWORD))
+    assert response.status_code not in {401, 403} and response.status_code < 500

@@ -68,14 +68,16 @@ class Tenant:
         return self.reseller.slug
 
 
-def build_tenant(label: str, marker: str, id_base: int) -> Tenant:
+def build_tenant(label: str, marker: str, id_base: int, *, api_key: str = "",
+                 provider_base_url: str = UNREACHABLE_PROVIDER,
+                 account_number: int | None = None) -> Tenant:
     """One reseller with an owner, a manager and a viewer, and a row of every kind."""
-    api_key = f"provider-key-{label}-SENTINEL-{id_base}"
+    api_key = api_key or f"provider-key-{label}-SENTINEL-{id_base}"
     with override_settings(PASSWORD_HASHERS=FAST_HASHERS,
                            API_KEY_ENCRYPTION_KEYS=TEST_ENCRYPTION_KEYS[:1]):
         reseller = ResellerFactory(name=f"{marker} agency {label}", api_key=api_key,
-                                   provider_base_url=UNREACHABLE_PROVIDER,
-                                   account_number=id_base)
+                                   provider_base_url=provider_base_url,
+                                   account_number=account_number or id_base)
         members = {
             role: MembershipFactory(
                 reseller=reseller, role=role,
