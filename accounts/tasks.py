@@ -7,6 +7,7 @@ killed mid-step leaves the message to be delivered again.
 from __future__ import annotations
 
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from accounts import syncing
@@ -14,7 +15,13 @@ from accounts.models import Reseller, SyncRun
 from portal.tenancy import tenant_scope, tenant_task
 from provider import RateLimited, Transient
 
-STEP_OPTIONS = {"bind": True, "acks_late": True, "max_retries": 8}
+STEP_OPTIONS = {
+    "bind": True, "acks_late": True, "max_retries": 8,
+    # A database restart drops every connection mid-step; the step runs again on a new one
+    # (Celery's Django fixup replaces a broken connection before each task).
+    "autoretry_for": (OperationalError, InterfaceError), "retry_backoff": 2,
+    "retry_backoff_max": 60, "retry_jitter": False,
+}
 
 
 def _countdown(task, exc: Exception) -> float:

@@ -100,9 +100,10 @@ def set_faults(reseller, **faults) -> None:
     sandbox.PartnerAccount.objects.filter(account_number=reseller.account_number).update(**faults)
 
 
-def mirror_differences(reseller) -> list[str]:
-    """How the reseller's live mirror differs from what the sandbox holds: rows missing, rows
-    extra or mirrored twice, and live rows hanging from a removed business."""
+def mirror_report(reseller) -> dict:
+    """How the reseller's live mirror differs from what the sandbox holds: `missing` rows,
+    `extra` rows (also rows mirrored twice), `orphans` (live rows of a removed business), and
+    `problems` describing them (empty when the mirror is exact)."""
     account = sandbox.PartnerAccount.objects.get(account_number=reseller.account_number)
     tree = sandbox.Business.objects.filter(partner=account).exclude(number=account.account_number)
     expected = {
@@ -133,16 +134,18 @@ def mirror_differences(reseller) -> list[str]:
         }
         orphans = {model.__name__: model.objects.filter(**live, business__removed_at__isnull=False)
                    .count() for model in (ListingStatusReport, ListingSite, MediaItem, Question)}
-    differences = []
+    report = {"missing": 0, "extra": 0, "orphans": sum(orphans.values()), "problems": []}
     for name, counts in expected.items():
         missing, extra = counts - actual[name], actual[name] - counts
+        report["missing"] += sum(missing.values())
+        report["extra"] += sum(extra.values())
         if missing or extra:
-            differences.append(f"{name}: {sum(missing.values())} missing "
-                               f"{sorted(missing)[:3]}, {sum(extra.values())} extra or twice "
-                               f"{sorted(extra)[:3]}")
-    differences += [f"{name}: {count} live rows of removed businesses"
-                    for name, count in orphans.items() if count]
-    return differences
+            report["problems"].append(
+                f"{name}: {sum(missing.values())} missing {sorted(missing)[:3]}, "
+                f"{sum(extra.values())} extra or twice {sorted(extra)[:3]}")
+    report["problems"] += [f"{name}: {count} live rows of removed businesses"
+                           for name, count in orphans.items() if count]
+    return report
 
 
 # -- waiting ------------------------------------------------------------------------------------

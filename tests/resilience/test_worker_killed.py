@@ -1,0 +1,93 @@
+"""A Celery worker killed (SIGKILL, with its pool child) in the middle of a sync and of an
+outbox send: after a new worker starts, the work completes, and only once.
+
+Real processes: `celery -A portal worker` on the test database and the Redis broker, calling
+the sandbox of the live server, which answers slowly so that there is a middle to kill in.
+Tasks acknowledge late, so the message the dead worker held goes back to the queue (after the
+broker's visibility timeout, a few seconds for these workers; see worker_settings.py).
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from accounts.models import SyncRun
+from accounts.syncing import mirror_counts
+from media_app.models import MediaItem
+from media_app.services import media_add
+from portal.models import OutboxEntry
+from portal.tasks import outbox_sweep_task
+from portal.tenancy import tenant_scope
+from sandbox import models as sandbox
+from tests.factories import BusinessFactory
+from tests.resilience.conftest import broker_backlog, mirror_report, set_faults, wait_for
+from tests.resilience.runs import LOCATIONS, finished, half_way, sync_in_the_background
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+
+def test_a_sync_whose_worker_is_killed_completes_once_after_a_restart(
+        partner_reseller, celery_worker, figures):
+    reseller, seeded = partner_reseller("killed-sync-partner-key", locations=LOCATIONS,
+                                        latency_ms=150)
+    first = celery_worker("first")
+    run = sync_in_the_background(reseller)
+    progress = wait_for(lambda: half_way(run), timeout=60, what="the sync to be half-way")
+    held = broker_backlog()
+    first.kill()
+    killed = time.monotonic()
+    assert held >= 1  # the dead worker held a message it never acknowledged
+
+    celery_worker("second")
+    outcome = wait_for(lambda: finished(run), timeout=90, what="the sync to finish")
+    assert outcome.status == SyncRun.Status.SUCCEEDED, outcome.errors
+    assert (outcome.done, outcome.failed) == (outcome.total, 0)  # each location counted once
+    mirror = mirror_report(reseller)
+    assert mirror["problems"] == []
+    with tenant_scope(reseller):
+        assert outcome.counts == mirror_counts(reseller)
+    assert outcome.counts["locations"] == LOCATIONS
+    figures.update(locations=LOCATIONS, killed_at=f"{progress.done}/{progress.total}",
+                   requests=outcome.requests_made, mirror_rows=sum(outcome.counts.values()),
+                   missing=mirror["missing"], duplicates=mirror["extra"],
+                   recovery_s=round(time.monotonic() - killed, 1))
+
+
+def test_an_outbox_send_whose_worker_is_killed_is_delivered_once_after_a_restart(
+        partner_reseller, celery_worker, figures):
+    reseller, seeded = partner_reseller("killed-send-partner-key", locations=3)
+    business = BusinessFactory(reseller=reseller, remote_id=seeded["location_numbers"][0])
+    photo = "https://images.example.com/killed-worker.jpg"
+    first = celery_worker("first")
+    set_faults(reseller, latency_ms=3000)  # the provider takes its time over the upload
+    with tenant_scope(reseller):
+        entry = media_add(tenant=reseller, actor=None, business=business, url=photo,
+                          category="EXTERIOR", description="Front", media_format="PHOTO")
+    row = OutboxEntry.unscoped.filter(pk=entry.pk)
+    wait_for(lambda: row.get().state == OutboxEntry.State.SENDING, timeout=30,
+             what="the worker to claim the change")
+    time.sleep(0.5)  # the upload is on its way
+    first.kill()
+    killed = time.monotonic()
+    # The provider finishes the upload nobody waits for any more: the outcome is unknown.
+    wait_for(lambda: sandbox.MediaItem.objects.filter(url=photo).exists(), timeout=15,
+             what="the provider to store the upload")
+    assert row.get().state == OutboxEntry.State.SENDING
+
+    set_faults(reseller, latency_ms=0)
+    celery_worker("second")
+    outbox_sweep_task.delay()  # as the schedule does every OUTBOX_SWEEP_SECONDS
+    accepted = wait_for(lambda: (e := row.get()).state == OutboxEntry.State.ACCEPTED and e,
+                        timeout=60, what="the change to be accepted")
+    # The dead worker's own message comes back too (acks late) and finds nothing to do.
+    wait_for(lambda: broker_backlog() == 0, timeout=30, what="the redelivered send to run")
+
+    delivered = sandbox.MediaItem.objects.filter(url=photo).count()
+    assert delivered == 1
+    assert row.get().attempts == accepted.attempts == 2
+    with tenant_scope(reseller):
+        assert MediaItem.objects.filter(url=photo).count() == 1
+    figures.update(queued=1, delivered=delivered, duplicates=delivered - 1,
+                   attempts=accepted.attempts, recovery_s=round(time.monotonic() - killed, 1))
