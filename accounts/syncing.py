@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -38,7 +38,15 @@ from listings.mirroring import (
 )
 from media_app.mirroring import media_mirror
 from portal.outbound import UnsafeURL
-from provider import AuthError, ProviderClient, ProviderError, RateLimited, Rejected, Transient
+from provider import (
+    AuthError,
+    ClientStats,
+    ProviderClient,
+    ProviderError,
+    RateLimited,
+    Rejected,
+    Transient,
+)
 from reviews_app.mirroring import (
     competitive_ranking_mirror,
     competitor_metrics_mark_removed,
@@ -136,8 +144,9 @@ def sync_walk_and_dispatch(*, tenant: Reseller, run_id: int, dispatcher: Dispatc
             try:
                 if "businesses" in run.resources:
                     _walk_tree(tenant=tenant, client=client, run=run)
-            finally:
-                _add_traffic(run, client)
+            except BaseException:
+                _add_traffic(run, client.stats)
+                raise
     except AuthError as exc:
         _abort_for_rejected_key(tenant=tenant, run=run, error=exc)
         return
@@ -147,18 +156,23 @@ def sync_walk_and_dispatch(*, tenant: Reseller, run_id: int, dispatcher: Dispatc
 
     location_work = [r for r in LOCATION_RESOURCES if r in run.resources]
     account_work = [r for r in ACCOUNT_RESOURCES if r in run.resources]
-    locations = locations_of(tenant=tenant, run=run)
-    location_total = locations.count() if location_work else 0
-    SyncRun.objects.filter(pk=run.pk).update(total=location_total + len(account_work))
+    # The ranges (one small tuple per chunk) come first: the total they add up to must be
+    # stored before any step can complete the run.
+    chunks = (list(_pk_ranges(locations_of(tenant=tenant, run=run), settings.SYNC_CHUNK_SIZE))
+              if location_work else [])
+    location_total = sum(count for _first, _last, count in chunks)
+    SyncRun.objects.filter(pk=run.pk).update(
+        total=location_total + len(account_work),
+        requests_made=F("requests_made") + client.stats.requests,
+        rate_limited=F("rate_limited") + client.stats.rate_limited)
     if location_total == 0 and not account_work:
         _finish_if_complete(run.pk, run.attempt)
         return
     for resource in account_work:
         dispatcher.account_resource(run_id=run.pk, attempt=run.attempt, resource=resource)
-    if location_work:
-        for first_pk, last_pk, count in _pk_ranges(locations, settings.SYNC_CHUNK_SIZE):
-            dispatcher.chunk(run_id=run.pk, attempt=run.attempt, first_pk=first_pk,
-                             last_pk=last_pk, expected=count)
+    for first_pk, last_pk, count in chunks:
+        dispatcher.chunk(run_id=run.pk, attempt=run.attempt, first_pk=first_pk,
+                         last_pk=last_pk, expected=count)
 
 
 def _walk_tree(*, tenant: Reseller, client: ProviderClient, run: SyncRun) -> None:
@@ -253,15 +267,17 @@ def sync_location_chunk(*, tenant: Reseller, run_id: int, attempt: int, first_pk
             with ThreadPoolExecutor(max_workers=settings.SYNC_FETCH_THREADS) as pool:
                 results = list(pool.map(lambda b: _fetch_location(client, b, resources),
                                         locations))
-        finally:
-            _add_traffic(run, client)
-    for result in results:
-        if isinstance(result.fatal, AuthError):
-            _abort_for_rejected_key(tenant=tenant, run=run, error=result.fatal)
+        except BaseException:
+            _add_traffic(run, client.stats)
+            raise
+    fatal = [r.fatal for r in results if r.fatal is not None]
+    if fatal:
+        _add_traffic(run, client.stats)
+        rejected = [exc for exc in fatal if isinstance(exc, AuthError)]
+        if rejected:
+            _abort_for_rejected_key(tenant=tenant, run=run, error=rejected[0])
             return
-    for result in results:
-        if result.fatal is not None:
-            raise result.fatal  # RateLimited or Transient: the chunk is retried later
+        raise fatal[0]  # RateLimited or Transient: the chunk is retried later
     ok = [r for r in results if not r.error]
     seen_at = timezone.now()
     with transaction.atomic():
@@ -276,7 +292,8 @@ def sync_location_chunk(*, tenant: Reseller, run_id: int, attempt: int, first_pk
                              seen_at=seen_at)
     errors = [r.error for r in results if r.error]
     # Locations removed between the walk and this chunk count as done: nothing is left to fetch.
-    _progress(run, attempt=attempt, done=expected - len(errors), errors=errors)
+    _progress(run, attempt=attempt, done=expected - len(errors), errors=errors,
+              traffic=client.stats)
 
 
 # -- account resources -------------------------------------------------------------------------
@@ -294,17 +311,20 @@ def sync_account_resource(*, tenant: Reseller, run_id: int, attempt: int, resour
     with client:
         try:
             ACCOUNT_SYNCS[resource](tenant=tenant, client=client)
-        except AuthError as exc:
-            _abort_for_rejected_key(tenant=tenant, run=run, error=exc)
-            return
-        except (RateLimited, Transient):
+        except (AuthError, RateLimited, Transient) as exc:
+            _add_traffic(run, client.stats)
+            if isinstance(exc, AuthError):
+                _abort_for_rejected_key(tenant=tenant, run=run, error=exc)
+                return
             raise
         except ProviderError as exc:
-            _progress(run, attempt=attempt, done=0, errors=[f"{resource}: {exc}"])
+            _progress(run, attempt=attempt, done=0, errors=[f"{resource}: {exc}"],
+                      traffic=client.stats)
             return
-        finally:
-            _add_traffic(run, client)
-    _progress(run, attempt=attempt, done=1, errors=[])
+        except BaseException:
+            _add_traffic(run, client.stats)
+            raise
+    _progress(run, attempt=attempt, done=1, errors=[], traffic=client.stats)
 
 
 def _report_window() -> tuple:
@@ -367,18 +387,32 @@ ACCOUNT_SYNCS = {
 # -- progress and the end of a run -------------------------------------------------------------
 
 
-def _add_traffic(run: SyncRun, client: ProviderClient) -> None:
-    stats = client.stats
+def _add_traffic(run: SyncRun, stats: ClientStats) -> None:
     if stats.requests or stats.rate_limited:
         SyncRun.objects.filter(pk=run.pk).update(
             requests_made=F("requests_made") + stats.requests,
             rate_limited=F("rate_limited") + stats.rate_limited)
 
 
-def _progress(run: SyncRun, *, attempt: int, done: int, errors: list[str]) -> None:
-    updated = SyncRun.objects.filter(pk=run.pk, attempt=attempt).update(
-        done=F("done") + done, failed=F("failed") + len(errors))
-    if not updated:
+_COUNT_STEP_SQL = (
+    f"UPDATE {SyncRun._meta.db_table} SET done = done + %s, failed = failed + %s, "  # noqa: S608
+    "requests_made = requests_made + %s, rate_limited = rate_limited + %s "
+    "WHERE id = %s AND reseller_id = %s AND attempt = %s RETURNING done, failed, total"
+)
+
+
+def _progress(run: SyncRun, *, attempt: int, done: int, errors: list[str],
+              traffic: ClientStats | None = None) -> None:
+    requests, rate_limited = (traffic.requests, traffic.rate_limited) if traffic else (0, 0)
+    # One statement per step adds its counts and its traffic and says whether the run is now
+    # complete, instead of one write each and a completion check after every step.
+    with connection.cursor() as cursor:
+        cursor.execute(_COUNT_STEP_SQL, [done, len(errors), requests, rate_limited, run.pk,
+                                         run.reseller_id, attempt])
+        counted = cursor.fetchone()
+    if counted is None:
+        if traffic is not None:
+            _add_traffic(run, traffic)  # a step of an older attempt still spent its requests
         return
     if errors:
         with transaction.atomic():
@@ -387,7 +421,9 @@ def _progress(run: SyncRun, *, attempt: int, done: int, errors: list[str]) -> No
             if room > 0:
                 locked.errors = [*locked.errors, *errors[:room]]
                 locked.save(update_fields=["errors", "updated_at"])
-    _finish_if_complete(run.pk, attempt)
+    done_so_far, failed_so_far, total = counted
+    if done_so_far + failed_so_far >= total:
+        _finish_if_complete(run.pk, attempt)
 
 
 def _finish_if_complete(run_id: int, attempt: int) -> None:

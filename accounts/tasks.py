@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from accounts import syncing
 from accounts.models import Reseller, SyncRun
-from portal.tenancy import tenant_scope, tenant_task
+from portal.tenancy import current_tenant, tenant_scope, tenant_task
 from provider import RateLimited, Transient
 
 STEP_OPTIONS = {
@@ -56,7 +56,7 @@ def _dispatcher_for(reseller_id: int) -> syncing.Dispatcher:
 @tenant_task
 def sync_run_task(self, *, reseller_id: int, run_id: int) -> None:
     try:
-        syncing.sync_walk_and_dispatch(tenant=Reseller.objects.get(pk=reseller_id),
+        syncing.sync_walk_and_dispatch(tenant=current_tenant(),
                                        run_id=run_id, dispatcher=_dispatcher_for(reseller_id))
     except (RateLimited, Transient) as exc:
         return _retry_or_fail(self, run_id, exc)
@@ -67,7 +67,7 @@ def sync_run_task(self, *, reseller_id: int, run_id: int) -> None:
 def sync_location_chunk_task(self, *, reseller_id: int, run_id: int, attempt: int,
                              first_pk: int, last_pk: int, expected: int) -> None:
     try:
-        syncing.sync_location_chunk(tenant=Reseller.objects.get(pk=reseller_id), run_id=run_id,
+        syncing.sync_location_chunk(tenant=current_tenant(), run_id=run_id,
                                     attempt=attempt, first_pk=first_pk, last_pk=last_pk,
                                     expected=expected)
     except (RateLimited, Transient) as exc:
@@ -79,7 +79,7 @@ def sync_location_chunk_task(self, *, reseller_id: int, run_id: int, attempt: in
 def sync_account_resource_task(self, *, reseller_id: int, run_id: int, attempt: int,
                                resource: str) -> None:
     try:
-        syncing.sync_account_resource(tenant=Reseller.objects.get(pk=reseller_id), run_id=run_id,
+        syncing.sync_account_resource(tenant=current_tenant(), run_id=run_id,
                                       attempt=attempt, resource=resource)
     except (RateLimited, Transient) as exc:
         return _retry_or_fail(self, run_id, exc)

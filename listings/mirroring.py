@@ -89,9 +89,12 @@ def questions_mirror(*, tenant: Reseller, pages: Sequence[QnaPages], seen_at: da
            update_fields=QUESTION_FIELDS)
     answer_rows = []
     if any(answers_by_question.values()):
-        question_pks = dict(Question.objects.filter(
-            reseller=tenant, remote_id__in=[q for q, a in answers_by_question.items() if a]
-        ).values_list("remote_id", "pk"))
+        # The upsert set the primary keys (RETURNING); look up only what a backend left unset.
+        question_pks = {row.remote_id: row.pk for row in question_rows if row.pk is not None}
+        unknown = [q for q, a in answers_by_question.items() if a and q not in question_pks]
+        if unknown:
+            question_pks.update(Question.objects.filter(
+                reseller=tenant, remote_id__in=unknown).values_list("remote_id", "pk"))
         for question_remote_id, answers in answers_by_question.items():
             for answer in answers:
                 if answer.answer_id is None:

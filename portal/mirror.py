@@ -8,7 +8,9 @@ from datetime import datetime
 from django.db import models
 
 MIRROR_FIELDS = ["raw", "last_seen_at", "removed_at"]
-BATCH_SIZE = 1000
+# Rows per statement: a sync chunk's listing sites (22 per location) fit in one. SQLite's
+# parameter limit lowers it by itself; PostgreSQL binds on the client, so has none.
+BATCH_SIZE = 10_000
 
 
 def upsert(model: type[models.Model], rows: Sequence[models.Model], *,

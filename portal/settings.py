@@ -214,9 +214,10 @@ PROVIDER_READ_TIMEOUT = env.float("PROVIDER_READ_TIMEOUT", default=30.0)
 PROVIDER_MAX_RETRIES = env.int("PROVIDER_MAX_RETRIES", default=3)
 PROVIDER_BACKOFF_BASE_SECONDS = env.float("PROVIDER_BACKOFF_BASE_SECONDS", default=0.5)
 
-# Sync: locations per chunk task, concurrent provider requests per chunk, and when a run that
-# stopped reporting progress counts as dead (a new one may then start).
-SYNC_CHUNK_SIZE = env.int("SYNC_CHUNK_SIZE", default=200)
+# Sync: locations per chunk task (a chunk costs about a dozen statements whatever its size; see
+# docs/performance.md), concurrent provider requests per chunk, and when a run that stopped
+# reporting progress counts as dead (a new one may then start).
+SYNC_CHUNK_SIZE = env.int("SYNC_CHUNK_SIZE", default=250)
 SYNC_FETCH_THREADS = env.int("SYNC_FETCH_THREADS", default=4)
 SYNC_QNA_PAGE_SIZE = env.int("SYNC_QNA_PAGE_SIZE", default=100)
 SYNC_REPORT_LOOKBACK_DAYS = env.int("SYNC_REPORT_LOOKBACK_DAYS", default=365)

@@ -118,3 +118,4 @@ def survey_responses_mirror(*, tenant: Reseller, survey: Survey,
                           "question_count", "overall_score", "locale", "answers", "ticket_ids"])
     if survey.name == "" and page and page[0].survey_name:
         Survey.objects.filter(pk=survey.pk).update(name=page[0].survey_name)
+        survey.name = page[0].survey_name  # named once, not again on every page
