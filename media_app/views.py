@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from csp.decorators import csp_update
 from django.contrib import messages
 from django.shortcuts import redirect
+from django.utils.decorators import method_decorator
 from django.views.generic import TemplateView
 
 from listings.views import BusinessTabMixin, paginate
@@ -14,6 +16,8 @@ from media_app.services import media_add
 GALLERY_PAGE_SIZE = 24
 
 
+# The gallery shows each photo from the public address the provider holds for it.
+@method_decorator(csp_update({"img-src": ["https:"]}), name="dispatch")
 class BusinessMediaView(BusinessTabMixin, TemplateView):
     template_name = "media_app/media.html"
 
