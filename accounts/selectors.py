@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from django.db import connection
 from django.db.models import Count, Q, QuerySet, Sum
 from django.http import Http404
 
@@ -89,6 +90,8 @@ def audit_event_list(*, tenant: Reseller) -> QuerySet[AuditEvent]:
 def business_filter_choices(*, tenant: Reseller,
                             membership: Membership | None) -> tuple[list[str], list[str]]:
     """The business types and countries present among what the member may see (one query)."""
+    if membership is None or membership.limited_to_id is None:
+        return _distinct_types_and_countries(tenant=tenant)
     pairs = (business_list(tenant=tenant, membership=membership).order_by()
              .values_list("type", "country_code").distinct())
     types, countries = set(), set()
@@ -97,6 +100,43 @@ def business_filter_choices(*, tenant: Reseller,
         if country:
             countries.add(country)
     return sorted(t for t in types if t), sorted(countries)
+
+
+def _distinct_types_and_countries(*, tenant: Reseller) -> tuple[list[str], list[str]]:
+    """The tenant's current business types and countries by a skip scan: each step asks the
+    (reseller, type, ...) or (reseller, country_code, ...) index for the next value, so the
+    cost is a few index probes per distinct value rather than a read of every business (a
+    DISTINCT over 50,000 businesses took ~30 ms on every list page).
+
+    Raw SQL because the ORM cannot write a recursive query; the tenant is explicit in it."""
+    table = connection.ops.quote_name(Business._meta.db_table)
+    current = "reseller_id = %s AND removed_at IS NULL"
+    # The CTE names and columns are fixed here; only the tenant's id is a parameter.
+    sql = f"""
+        WITH RECURSIVE
+          types(value) AS (
+            SELECT MIN(type) FROM {table} WHERE {current} AND type <> ''
+            UNION ALL
+            SELECT (SELECT MIN(type) FROM {table} WHERE {current} AND type > types.value)
+            FROM types WHERE types.value IS NOT NULL
+          ),
+          countries(value) AS (
+            SELECT MIN(country_code) FROM {table} WHERE {current} AND country_code <> ''
+            UNION ALL
+            SELECT (SELECT MIN(country_code) FROM {table}
+                    WHERE {current} AND country_code > countries.value)
+            FROM countries WHERE countries.value IS NOT NULL
+          )
+        SELECT 'type', value FROM types WHERE value IS NOT NULL
+        UNION ALL
+        SELECT 'country', value FROM countries WHERE value IS NOT NULL
+    """  # noqa: S608
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [tenant.pk] * 4)
+        rows = cursor.fetchall()
+    types = sorted(value for kind, value in rows if kind == "type")
+    countries = sorted(value for kind, value in rows if kind == "country")
+    return types, countries
 
 
 def business_filterset(*, tenant: Reseller, membership: Membership | None,

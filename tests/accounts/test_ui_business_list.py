@@ -214,6 +214,25 @@ def test_list_query_count_does_not_grow_with_rows(member_client, params):
     assert many <= 10
 
 
+def test_filter_choices_are_the_current_types_and_countries_of_the_tenant(member_client):
+    from django.utils import timezone
+
+    client, membership = member_client(Role.VIEWER)
+    reseller = membership.reseller
+    BusinessFactory(reseller=reseller, type="Business", country_code="US")
+    BusinessFactory(reseller=reseller, type="Business", country_code="CA")
+    BusinessFactory(reseller=reseller, type="Enterprise-Location", country_code="")
+    BusinessFactory(reseller=reseller, type="Custom-Region", country_code="NZ")
+    BusinessFactory(reseller=reseller, type="Reseller", country_code="FR",
+                    removed_at=timezone.now())
+    BusinessFactory(type="Enterprise-Product", country_code="DE")  # another tenant's
+    form = client.get(list_url(membership)).context["form"]
+    assert [value for value, _ in form.fields["type"].widget.choices if value] == [
+        "Business", "Custom-Region", "Enterprise-Location"]
+    assert [value for value, _ in form.fields["country"].widget.choices if value] == [
+        "CA", "NZ", "US"]
+
+
 # -- subtree members ---------------------------------------------------------------------------
 
 
