@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -204,7 +205,14 @@ def broker_backlog() -> int:
     import redis
 
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    return client.llen("celery") + client.zcard("unacked_index")
+    return client.llen("celery") + broker_unacknowledged()
+
+
+def broker_unacknowledged() -> int:
+    """Messages delivered to a worker that has not acknowledged them (yet)."""
+    import redis
+
+    return redis.Redis.from_url(settings.CELERY_BROKER_URL).zcard("unacked_index")
 
 
 class CeleryWorker:
@@ -237,6 +245,11 @@ class CeleryWorker:
         if self.process is not None and self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=10)
+
+    def received_twice(self) -> int:
+        """Tasks that workers of this test received more than once (a redelivery, or a retry)."""
+        ids = re.findall(r"Task \S+\[([0-9a-f-]+)\] received", self.log_path.read_text())
+        return sum(1 for count in Counter(ids).values() if count > 1)
 
     def log_tail(self, lines: int = 40) -> str:
         text = self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
