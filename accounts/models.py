@@ -225,11 +225,14 @@ class Business(Mirrored):
             # index for it whatever the database's collation.
             models.Index(fields=["reseller", "tree_path"], name="business_subtree_idx",
                          opclasses=["int8_ops", "varchar_pattern_ops"]),
-            # The current businesses in the list's order, carrying the columns that the list's
-            # count, filter choices, dashboard and tree group by: those read the index only
-            # (PostgreSQL), never the wide rows with their raw payloads.
+            # The current businesses in the list's order, carrying the columns that the list
+            # filters on and the dashboard and tree group by: counts, groupings and a page in
+            # name order read the index only (PostgreSQL), never the wide rows with their raw
+            # payloads, even when the matches cluster far down the alphabet (a brand's
+            # locations, a search term).
             models.Index(fields=["reseller", "name", "id"], name="business_current_idx",
-                         include=["type", "status", "country_code", "parent"],
+                         include=["type", "status", "country_code", "city", "alias",
+                                  "tree_path", "parent"],
                          condition=Q(removed_at__isnull=True)),
             # The few containers among many locations (the hierarchy tree).
             models.Index(fields=["reseller", "depth", "name"], name="business_container_idx",

@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
                                               iterations=args.iterations, warmup=3,
                                               headers=headers_for(name))
         say(f"  median {result['median_ms']} ms, p95 {result['p95_ms']} ms, "
-            f"{result['queries']} queries")
+            f"min {result['min_ms']} ms, {result['queries']} queries")
         report.check(f"{name}: queries", result["queries"], MAX_QUERIES, "queries")
         report.check(f"{name}: median", result["median_ms"], MEDIAN_MS, "ms")
         report.check(f"{name}: p95", result["p95_ms"], P95_MS, "ms")
