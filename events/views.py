@@ -25,7 +25,8 @@ def events_chart(daily: list[dict]):
                 [Segment(name, row["counts"].get(name, 0), color)
                  for name, color in EVENT_COLORS.items()])
                for row in daily]
-    return column_chart(columns, title="Events received per day, last 14 days")
+    return column_chart(columns, title="Events received per day, last 14 days",
+                        width=1000, height=170)
 
 
 class ProviderEventListView(TenantViewMixin, AccountWideMixin, TemplateView):
@@ -46,6 +47,7 @@ class ProviderEventListView(TenantViewMixin, AccountWideMixin, TemplateView):
             filter_form=filterset.form,
             page_obj=paginate(self.request, filterset.qs, PAGE_SIZE),
             chart=events_chart(daily),
+            chart_total=sum(sum(row["counts"].values()) for row in daily),
             legend=EVENT_COLORS,
         )
         return context

@@ -116,9 +116,12 @@ DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DB_CONN_MAX_AGE", defau
 DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL and a busy timeout let the web server, the worker and the sandbox share one file.
+    # Transactions take the write lock when they begin: one that read first and then wrote
+    # would otherwise fail at once with "database is locked" instead of waiting its turn.
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"}
+        {"timeout": 20, "transaction_mode": "IMMEDIATE",
+         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"}
     )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
