@@ -45,6 +45,7 @@ DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/2"
 DEFAULT_BROKER_URL = "redis://127.0.0.1:6379/3"
 SANDBOX_KEY = "bench-sync-sandbox-key-0001"  # a key of the bench's own sandbox only
 LARGE_LOCATIONS = 10_000
+SYNC_TASKS = ("sync_run_task", "sync_location_chunk_task", "sync_account_resource_task")
 
 # Targets of the issue; memory is judged across sizes (--scaling), not within one run.
 MIN_RATE_RATIO = 0.90
@@ -87,6 +88,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="provider requests per second allowed for the key (default 100)")
     parser.add_argument("--latency-ms", type=int, default=30, metavar="MS",
                         help="latency the sandbox adds to every request (default 30)")
+    parser.add_argument("--client-rate-limit", type=int, metavar="C",
+                        help="the reseller's own limit, if it should differ from the sandbox's "
+                             "R (to try a safety margin, e.g. C = R - 1)")
     parser.add_argument("--workers", type=int, default=4, metavar="W",
                         help="Celery worker processes sharing the key (default 4)")
     parser.add_argument("--web-workers", type=int, default=3,
@@ -118,6 +122,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     for name in ("locations", "rate_limit", "workers", "web_workers"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
+    if args.client_rate_limit is not None and args.client_rate_limit < 1:
+        parser.error("--client-rate-limit must be at least 1")
     if args.latency_ms < 0:
         parser.error("--latency-ms must be 0 or more")
     return args
@@ -200,13 +206,17 @@ def measure(args: argparse.Namespace, env: dict[str, str], data_dir: Path, *, lo
         actor=None, slug="bench-sync", name="Sync bench agency",
         account_number=seeded["account_number"],
         provider_base_url=f"http://127.0.0.1:{port}/sandbox", api_key=SANDBOX_KEY)
-    Reseller.objects.filter(pk=reseller.pk).update(rate_limit_count=args.rate_limit,
+    client_limit = args.client_rate_limit or args.rate_limit
+    Reseller.objects.filter(pk=reseller.pk).update(rate_limit_count=client_limit,
                                                    rate_limit_seconds=1)
     reseller.refresh_from_db()
     with tenant_scope(reseller):
         for survey_id in seeded["survey_ids"]:
             survey_add(tenant=reseller, actor=None, remote_id=survey_id)
 
+    # Seeding and settling may have queued the sandbox's own tasks (webhook deliveries): they
+    # are not the sync's work, and must not wait in the broker for the sync's workers.
+    stack.redis_flush(args.broker_url)
     with stack.Services(env=env, log_dir=data_dir) as services:
         say(f"[sync bench] gunicorn on 127.0.0.1:{port} ({args.web_workers} workers)")
         services.start_gunicorn(port=port, workers=args.web_workers, threads=8)
@@ -218,7 +228,7 @@ def measure(args: argparse.Namespace, env: dict[str, str], data_dir: Path, *, lo
             baseline = run_baseline(BaselineOptions(
                 base_url=f"http://127.0.0.1:{port}/sandbox", api_key=SANDBOX_KEY,
                 account_number=seeded["account_number"], survey_ids=seeded["survey_ids"],
-                rate_limit=args.rate_limit, redis_url=args.redis_url,
+                rate_limit=args.client_rate_limit or args.rate_limit, redis_url=args.redis_url,
                 processes=args.workers, threads=settings.SYNC_FETCH_THREADS,
                 qna_page_size=settings.SYNC_QNA_PAGE_SIZE,
                 report_lookback_days=settings.SYNC_REPORT_LOOKBACK_DAYS,
@@ -269,7 +279,7 @@ def run_sync(*, reseller, locations: int, rate_limit: int, store, worker_pid: in
     from accounts.models import SyncRun
     from accounts.syncing import sync_run_create
     from accounts.tasks import sync_run_task
-    from bench._sync_worker import QUERIES_BY_TASK_KEY, QUERIES_KEY, TASKS_KEY
+    from bench._sync_worker import QUERIES_BY_TASK_KEY, TASKS_KEY
     from listings.models import ListingStatusReport
     from portal.tenancy import tenant_scope
 
@@ -302,7 +312,9 @@ def run_sync(*, reseller, locations: int, rate_limit: int, store, worker_pid: in
     wall_s = (run.finished_at.timestamp() if run.finished_at else time.time()) - queued_at
     answered = run.requests_made - run.rate_limited
     ideal_s = answered / rate_limit
-    queries = int(store.get(QUERIES_KEY) or 0)
+    queries_by_task = {k.decode(): int(v) for k, v in store.hgetall(QUERIES_BY_TASK_KEY).items()}
+    # Only the sync's steps: anything else a worker ran is not the sync's cost.
+    queries = sum(n for task, n in queries_by_task.items() if task in SYNC_TASKS)
     return SyncFigures(
         locations=locations, status=run.status,
         mirrored_locations=(run.counts or {}).get("locations", 0), wall_s=round(wall_s, 2),
@@ -310,7 +322,7 @@ def run_sync(*, reseller, locations: int, rate_limit: int, store, worker_pid: in
         achieved_rate_ratio=round(ideal_s / wall_s, 3) if wall_s else 0.0,
         rate_limited_fraction=round(run.rate_limited / max(run.requests_made, 1), 4),
         queries=queries, queries_per_location=round(queries / locations, 3),
-        queries_by_task={k.decode(): int(v) for k, v in store.hgetall(QUERIES_BY_TASK_KEY).items()},
+        queries_by_task=queries_by_task,
         tasks={k.decode(): int(v) for k, v in store.hgetall(TASKS_KEY).items()},
         peak_worker_mb=round(max(peaks, default=0.0), 1),
         worker_peaks_mb=[round(mb, 1) for mb in peaks], worker_cpu_s=round(worker_cpu_s, 1),
@@ -356,6 +368,7 @@ def build_report(args, run: SyncFigures, baseline, large: SyncFigures | None, ve
         "server_cpu_s": run.server_cpu_s,
         "baseline": asdict(baseline) if baseline else None,
         "rate_limit": args.rate_limit,
+        "client_rate_limit": args.client_rate_limit or args.rate_limit,
         "latency_ms": args.latency_ms,
         "workers": args.workers,
         "errors": run.errors,
