@@ -34,13 +34,15 @@ class ListingStatusReport(Mirrored):
                                                name="status_report_unique_remote_id")]
         indexes = [models.Index(fields=["reseller", "needs_action"]),
                    models.Index(fields=["reseller", "location_status"]),
-                   # The counts summed by the dashboard and sorted on by the list (synced %),
-                   # read from the index alone rather than rows carrying the raw report.
+                   # The counts summed by the dashboard, sorted on by the list (synced %) and
+                   # filtered on (listing status, needs action), read from the index alone
+                   # rather than rows carrying the raw report.
                    models.Index(fields=["business"], name="status_report_counts_idx",
                                 include=["reseller", "removed_at", "total_sites",
                                          "synced_count", "submitted_count",
                                          "need_updates_count", "opted_out_count",
-                                         "not_connected_count", "needs_action"]),
+                                         "not_connected_count", "needs_action",
+                                         "location_status"]),
                    # The dashboard's locations needing action, most sites to update first.
                    models.Index(fields=["reseller", "-need_updates_count"],
                                 name="status_report_needs_action_idx",
