@@ -45,8 +45,20 @@ def audit_record(
         action=action,
         object_type=object_type,
         object_id=object_id,
-        summary=summary or {},
+        summary=_without_nul(summary or {}),
     )
+
+
+def _without_nul(value: Any) -> Any:
+    """PostgreSQL's JSON refuses the NUL character, which user input (a filter typed into a
+    query string) can carry into a summary."""
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, dict):
+        return {_without_nul(key): _without_nul(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_without_nul(item) for item in value]
+    return value
 
 
 def user_create_or_update(*, email: str, password: str | None = None,

@@ -9,14 +9,10 @@ from django.urls import reverse
 from playwright.sync_api import Error as PlaywrightError
 
 from accounts.models import Role
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, sync_playwright  # noqa: F401
 from tests.factories import DEFAULT_PASSWORD
 from tests.security.routes import tenant_pages
 from tests.security.test_access import tenant_url
 from tests.security.world import build_tenant
-
-if sync_playwright is None or CHROMIUM is None:  # pragma: no cover - depends on the machine
-    pytest.skip("Playwright or Chromium is missing", allow_module_level=True)
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -24,7 +20,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 ALLOWED = ("cdn.redoc.ly",)
 
 
-def test_no_page_breaks_the_content_security_policy(live_server, settings):
+def test_no_page_breaks_the_content_security_policy(live_server, browser, settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.PROVIDER_MAX_RETRIES = 0
     tenant = build_tenant("csp", "Csp-Tenant", 840_000_000)
@@ -32,10 +28,8 @@ def test_no_page_breaks_the_content_security_policy(live_server, settings):
     owner.set_password(DEFAULT_PASSWORD)
     owner.save()
     violations: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context()
-
+    context = browser.new_context()
+    try:
         def open_page():
             page = context.new_page()
             page.set_default_timeout(15_000)
@@ -66,12 +60,13 @@ def test_no_page_breaks_the_content_security_policy(live_server, settings):
             if response is not None and response.ok and "html" in response.headers.get(
                     "content-type", ""):
                 visited += 1
-        page.close()  # some pages reload themselves while work is under way
+        page.close()
         page = open_page()
         page.goto(f"{live_server.url}{reverse('api_docs')}")
         page.wait_for_selector(".opblock", timeout=20_000)
         page.goto(f"{live_server.url}{reverse('api_redoc')}")
         page.wait_for_selector("h2", timeout=20_000)
-        browser.close()
+    finally:
+        context.close()
     assert visited >= 25
     assert not violations, violations[:5]
