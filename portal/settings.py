@@ -347,6 +347,11 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": r"/api/v1",
+    # Several models have a `state`; each choice set gets its own name in the schema.
+    "ENUM_NAME_OVERRIDES": {
+        "ChangeStateEnum": "portal.models.OutboxEntry.State",
+        "ProviderEventStateEnum": "events.models.ProviderEvent.State",
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "portal.api.errors.add_standard_errors",
