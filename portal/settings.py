@@ -249,6 +249,13 @@ if CELERY_BROKER_URL == "filesystem://":
         "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
+elif CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    # A task a dead worker held comes back to another worker after this long (kombu's default
+    # is an hour). It must stay above the longest task, or a task still running is handed out
+    # twice: sync steps take seconds to a few minutes, retry countdowns at most 300 s.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT_SECONDS", default=900),
+    }
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
