@@ -21,6 +21,21 @@ def lockout_username(request, credentials: dict | None) -> str:
     return str(attempted or "").strip().lower()[:254]
 
 
+def client_address(request) -> str:
+    """The address an attempt counts against.
+
+    Behind the portal's TLS proxy, the last X-Forwarded-For entry, which that proxy appended
+    (earlier entries come from the client and could name anyone); otherwise the socket's peer,
+    never a header a client could forge.
+    """
+    if settings.BEHIND_TLS_PROXY:
+        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+        last = forwarded.rsplit(",", 1)[-1].strip()
+        if last:
+            return last[:45]
+    return request.META.get("REMOTE_ADDR", "")
+
+
 def lockout_response(request, original_response=None, credentials=None):
     """A page that says what happened and for how long, with 429 Too Many Requests."""
     cool_off = get_cool_off(request)

@@ -165,6 +165,10 @@ AXES_RESET_ON_SUCCESS = True
 # The sign-in forms (the portal's and the admin's) post the email address as "username".
 AXES_USERNAME_FORM_FIELD = "username"
 AXES_USERNAME_CALLABLE = "accounts.lockout.lockout_username"
+AXES_CLIENT_IP_CALLABLE = "accounts.lockout.client_address"
+# Behind a TLS-terminating proxy, which appends the client's address to X-Forwarded-For and
+# sets X-Forwarded-Proto. Without a proxy those headers come from the client and are ignored.
+BEHIND_TLS_PROXY = env.bool("BEHIND_TLS_PROXY", default=False)
 AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
 AXES_SENSITIVE_PARAMETERS = ["password", "new_password1", "new_password2", "api_key"]
 
@@ -397,5 +401,5 @@ if PRODUCTION:
     SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31_536_000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=True)
-    if env.bool("BEHIND_TLS_PROXY", default=False):
+    if BEHIND_TLS_PROXY:
         SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -150,6 +150,34 @@ def test_the_lock_is_per_address_and_lifts_after_the_cool_off(client, member, se
     assert signed_in(client)
 
 
+def test_behind_the_proxy_each_client_address_is_locked_on_its_own(client, member, settings):
+    settings.BEHIND_TLS_PROXY = True
+    email = member.user.email
+    proxy = "10.0.0.9"
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        client.post(reverse("login"), {"username": email, "password": "wrong-password"},
+                    REMOTE_ADDR=proxy, HTTP_X_FORWARDED_FOR="198.51.100.7, 203.0.113.5")
+    locked = client.post(reverse("login"), {"username": email, "password": DEFAULT_PASSWORD},
+                         REMOTE_ADDR=proxy, HTTP_X_FORWARDED_FOR="203.0.113.5")
+    assert locked.status_code == 429
+    # Another client behind the same proxy is not locked out with the first.
+    other = Client()
+    response = other.post(reverse("login"), {"username": email, "password": DEFAULT_PASSWORD},
+                          REMOTE_ADDR=proxy, HTTP_X_FORWARDED_FOR="203.0.113.6")
+    assert response.status_code == 302 and signed_in(other)
+
+
+def test_without_a_proxy_a_forged_forwarded_address_changes_nothing(client, member, settings):
+    settings.BEHIND_TLS_PROXY = False
+    email = member.user.email
+    for attempt in range(settings.AXES_FAILURE_LIMIT):
+        client.post(reverse("login"), {"username": email, "password": "wrong-password"},
+                    REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR=f"198.51.100.{attempt}")
+    forged = client.post(reverse("login"), {"username": email, "password": DEFAULT_PASSWORD},
+                         REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR="198.51.100.99")
+    assert forged.status_code == 429
+
+
 def test_a_successful_sign_in_resets_the_count(client, member, settings):
     email = member.user.email
     for _ in range(2):
