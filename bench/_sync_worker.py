@@ -29,6 +29,7 @@ QUERIES_KEY = "bench-sync:queries"
 QUERIES_BY_TASK_KEY = "bench-sync:queries-by-task"
 TASKS_KEY = "bench-sync:tasks"
 STARTED_KEY = "bench-sync:started"
+TIMELINE_KEY = "bench-sync:timeline"
 FINISHED_KEY = "bench-sync:finished"
 READY_KEY = "bench-sync:worker-ready"
 
@@ -59,6 +60,10 @@ def _count_query(execute, sql, params, many, context):
     return execute(sql, params, many, context)
 
 
+def _task_name(task) -> str:
+    return task.name.rsplit(".", 1)[-1] if task is not None else "unknown"
+
+
 @signals.worker_ready.connect
 def _announce_ready(**_kwargs) -> None:
     _store().set(READY_KEY, os.getpid())
@@ -68,7 +73,10 @@ def _announce_ready(**_kwargs) -> None:
 def _start_counting(task=None, **_kwargs) -> None:
     global _queries_in_task, _profiler
     _queries_in_task = 0
-    _store().incr(STARTED_KEY)
+    pipe = _store().pipeline()
+    pipe.incr(STARTED_KEY)
+    pipe.rpush(TIMELINE_KEY, f"{time.time():.3f} {os.getpid()} start {_task_name(task)}")
+    pipe.execute()
     if _count_query not in connection.execute_wrappers:
         connection.execute_wrappers.append(_count_query)
     if os.environ.get("BENCH_SYNC_PROFILE_DIR"):
@@ -81,8 +89,9 @@ def _start_counting(task=None, **_kwargs) -> None:
 @signals.task_postrun.connect
 def _report_counts(task=None, task_id=None, **_kwargs) -> None:
     global _profiler
-    name = task.name.rsplit(".", 1)[-1] if task is not None else "unknown"
+    name = _task_name(task)
     pipe = _store().pipeline()
+    pipe.rpush(TIMELINE_KEY, f"{time.time():.3f} {os.getpid()} end {name}")
     pipe.incrby(QUERIES_KEY, _queries_in_task)
     pipe.hincrby(QUERIES_BY_TASK_KEY, name, _queries_in_task)
     pipe.hincrby(TASKS_KEY, name, 1)

@@ -74,6 +74,7 @@ class SyncFigures:
     worker_peaks_mb: list[float]
     worker_cpu_s: float
     server_cpu_s: float
+    steps: list[tuple[int, str, float, float]]  # worker, task, start, end (s since queued)
     samples: list[tuple[float, int]] = field(repr=False)
     errors: list[str] = field(default_factory=list)
 
@@ -279,7 +280,7 @@ def run_sync(*, reseller, locations: int, rate_limit: int, store, worker_pid: in
     from accounts.models import SyncRun
     from accounts.syncing import sync_run_create
     from accounts.tasks import sync_run_task
-    from bench._sync_worker import QUERIES_BY_TASK_KEY, TASKS_KEY
+    from bench._sync_worker import QUERIES_BY_TASK_KEY, TASKS_KEY, TIMELINE_KEY
     from listings.models import ListingStatusReport
     from portal.tenancy import tenant_scope
 
@@ -327,7 +328,25 @@ def run_sync(*, reseller, locations: int, rate_limit: int, store, worker_pid: in
         peak_worker_mb=round(max(peaks, default=0.0), 1),
         worker_peaks_mb=[round(mb, 1) for mb in peaks], worker_cpu_s=round(worker_cpu_s, 1),
         server_cpu_s=0.0, samples=samples, errors=run.errors[:5],
+        steps=_steps(store.lrange(TIMELINE_KEY, 0, -1), since=queued_at),
     )
+
+
+def _steps(events: list[bytes], *, since: float) -> list[tuple[int, str, float, float]]:
+    """Pair the workers' start and end events into (worker number, task, start, end)."""
+    started: dict[str, tuple[str, float]] = {}
+    workers: dict[str, int] = {}
+    steps = []
+    for event in events:
+        at, pid, kind, name = event.decode().split()
+        worker = workers.setdefault(pid, len(workers) + 1)
+        if kind == "start":
+            started[pid] = (name, float(at))
+        elif pid in started:
+            name, begun = started.pop(pid)
+            steps.append((worker, name.removeprefix("sync_").removesuffix("_task"),
+                          round(begun - since, 2), round(float(at) - since, 2)))
+    return steps
 
 
 def _wait_until_idle(store, timeout: float = 60.0) -> None:
@@ -365,6 +384,7 @@ def build_report(args, run: SyncFigures, baseline, large: SyncFigures | None, ve
         "tasks": run.tasks,
         "worker_peaks_mb": run.worker_peaks_mb,
         "worker_cpu_s": run.worker_cpu_s,
+        "steps": run.steps,
         "server_cpu_s": run.server_cpu_s,
         "baseline": asdict(baseline) if baseline else None,
         "rate_limit": args.rate_limit,
@@ -418,7 +438,10 @@ def print_table(report: dict, say) -> None:
     baseline = report["baseline"]
     say("")
     say(f"Sync of {report['locations']:,} locations (mirrored {report['mirrored_locations']:,}, "
-        f"{report['status']}), rate limit {report['rate_limit']}/s, latency "
+        f"{report['status']}), rate limit {report['rate_limit']}/s"
+        + (f" (client {report['client_rate_limit']}/s)"
+           if report["client_rate_limit"] != report["rate_limit"] else "")
+        + f", latency "
         f"{report['latency_ms']} ms, {report['workers']} workers")
     say(f"{'figure':<40} {'value':>18}  {'target':<16} result")
     for name, value, target, result in rows:
@@ -432,6 +455,13 @@ def print_table(report: dict, say) -> None:
         f"{report['server_cpu_s']:.1f} s"
         + (f" (bare loop: server {baseline['server_cpu_s']:.1f} s)" if baseline else ""))
     say(f"{'queries by task':<40} {json.dumps(report['queries_by_task'])}")
+    for worker in sorted({step[0] for step in report["steps"]}):
+        mine = [step for step in report["steps"] if step[0] == worker]
+        busy = sum(end - start for _w, _n, start, end in mine)
+        say(f"{f'worker {worker}: steps, busy':<40} {len(mine):>10} steps  {busy:.1f} s busy, "
+            f"{mine[0][2]:.1f}-{mine[-1][3]:.1f} s: "
+            + ", ".join(f"{name} {start:.0f}-{end:.0f}" for _w, name, start, end in mine[:8])
+            + (" ..." if len(mine) > 8 else ""))
     machine = report["machine"]
     say(f"Machine: {machine['cores']} cores, {machine['memory_gb']} GB, PostgreSQL "
         f"{machine['postgresql']}, Redis {machine['redis']}; load {machine['load_before'][0]}"
