@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import django_filters
 from django import forms
-from django.db.models import Case, F, FloatField, Q, QuerySet, Value, When
-from django.db.models.functions import Cast
+from django.db.models import F, Q
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
@@ -27,16 +26,6 @@ REMOVED_CHOICES = [
     ("only", "Removed only"),
 ]
 YES_NO = [("true", "Yes"), ("false", "No")]
-
-
-def with_synced_percent(queryset: QuerySet[Business]) -> QuerySet[Business]:
-    """Annotate `synced_percent` (None without a report or sites), for showing and sorting."""
-    return queryset.annotate(synced_percent=Case(
-        When(status_report__total_sites__gt=0,
-             then=Cast(F("status_report__synced_count"), FloatField()) * Value(100.0)
-             / Cast(F("status_report__total_sites"), FloatField())),
-        default=None, output_field=FloatField(),
-    ))
 
 
 BIGINT_MAX = 2**63 - 1

@@ -210,6 +210,9 @@ class Business(Mirrored):
     child_count = models.PositiveIntegerField(null=True, blank=True)
     created_on = models.DateField(null=True, blank=True)
     created_by = models.CharField(max_length=255, blank=True)
+    # Share of the location's listing sites that are synced, from its status report (None
+    # without one). Kept here when the report is mirrored so the list sorts on an index.
+    synced_percent = models.FloatField(null=True, blank=True, editable=False)
 
     class Meta:
         verbose_name_plural = "businesses"
@@ -239,6 +242,8 @@ class Business(Mirrored):
                          condition=Q(removed_at__isnull=True) & ~Q(type="Business")),
             # A container's direct children in name order (its detail page, the API).
             models.Index(fields=["parent", "name", "id"], name="business_children_idx"),
+            # The list sorted by synced % (either way, missing values last) has its indexes in
+            # migration 0006: SQLite cannot declare NULLS LAST in an index.
         ]
         ordering = ["name"]
 

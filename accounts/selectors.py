@@ -9,7 +9,7 @@ from django.db import connection
 from django.db.models import Count, Q, QuerySet, Sum
 from django.http import Http404
 
-from accounts.filtersets import BusinessFilterSet, with_synced_percent
+from accounts.filtersets import BusinessFilterSet
 from accounts.models import (
     ApiToken,
     AuditEvent,
@@ -143,9 +143,8 @@ def business_filterset(*, tenant: Reseller, membership: Membership | None,
                        params: Mapping | None, with_choices: bool = True) -> BusinessFilterSet:
     """The FilterSet of the businesses list over what the member may see; its `.qs` is the
     filtered, sorted list with each business's status report joined in (no N+1)."""
-    base = with_synced_percent(
-        business_list_visible(tenant=tenant, membership=membership)
-        .select_related("status_report"))
+    base = (business_list_visible(tenant=tenant, membership=membership)
+            .select_related("status_report"))
     types = countries = None
     if with_choices:
         types, countries = business_filter_choices(tenant=tenant, membership=membership)

@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from django.db.models import F, FloatField, OuterRef, Subquery, Value
+from django.db.models.functions import Cast
+
 from accounts.models import Business, Reseller
 from listings.models import (
     AiSearchConfiguration,
@@ -63,6 +66,29 @@ def status_reports_mirror(*, tenant: Reseller, reports: Sequence[SiteReport],
            update_fields=SITE_FIELDS)
     businesses = [business.pk for business, _ in reports]
     mark_removed(ListingSite.objects.filter(business_id__in=businesses), seen_at=seen_at)
+    synced_percent_refresh(business_ids=businesses)
+
+
+def synced_percent_refresh(*, business_ids: Sequence[int]) -> None:
+    """Copy the synced share of each business's report onto it (the list sorts by it): one
+    UPDATE for the whole batch. The ids come from one tenant's rows."""
+    Business.unscoped.filter(pk__in=business_ids).update(
+        synced_percent=synced_percent_of_report(ListingStatusReport))
+
+
+def synced_percent_of_report(report_model) -> Subquery:
+    """The synced share of a business's listing sites from its status report, as a subquery
+    for `Business.update(synced_percent=...)`; None without a report or without sites.
+
+    Works on the model or its migration-time copy, hence the base manager: the subquery is
+    bound to the business row being updated, which already belongs to one tenant.
+    """
+    return Subquery(
+        report_model._base_manager.filter(business=OuterRef("pk"), total_sites__gt=0)
+        .annotate(percent=Cast(F("synced_count"), FloatField()) * Value(100.0)
+                  / Cast(F("total_sites"), FloatField()))
+        .values("percent")[:1],
+        output_field=FloatField())
 
 
 QnaPages = tuple[Business, list[provider_types.QnaQuestion]]

@@ -23,7 +23,7 @@ from accounts.api.serializers import (
     SyncRunSerializer,
     SyncStartSerializer,
 )
-from accounts.filtersets import BusinessFilterSet, with_synced_percent
+from accounts.filtersets import BusinessFilterSet
 from accounts.models import Role
 from accounts.selectors import (
     business_get,
@@ -51,12 +51,10 @@ class BusinessList(TenantAPIMixin, generics.ListAPIView):
     filterset_class = BusinessFilterSet
 
     def get_tenant_queryset(self):
-        # Annotated like the portal's list, so that `sort=synced` works here too; the raw
-        # provider payloads are not part of the answer.
-        return with_synced_percent(
-            business_list_visible(tenant=self.tenant, membership=self.membership)
-            .select_related("status_report", "parent")
-            .defer("raw", "status_report__raw", "parent__raw"))
+        # The raw provider payloads are not part of the answer.
+        return (business_list_visible(tenant=self.tenant, membership=self.membership)
+                .select_related("status_report", "parent")
+                .defer("raw", "status_report__raw", "parent__raw"))
 
     def paginate_queryset(self, queryset):
         # The page's ids first (a narrow query that indexes can answer), then its rows: a deep

@@ -257,3 +257,16 @@ def test_the_key_never_reaches_the_logs(reseller, caplog):
     assert caplog.records, "the sync should log something"
     assert KEY not in caplog.text
     assert "SECRET-0042" not in caplog.text
+
+
+def test_each_location_keeps_the_synced_share_of_its_report(reseller):
+    run_sync(reseller, "businesses", "listing_status")
+    from listings.models import ListingStatusReport
+
+    reports = ListingStatusReport.unscoped.filter(reseller=reseller).select_related("business")
+    assert reports.count() > 0
+    for report in reports:
+        expected = (report.synced_count * 100 / report.total_sites) if report.total_sites else None
+        assert report.business.synced_percent == pytest.approx(expected)
+    containers = Business.unscoped.filter(reseller=reseller).exclude(type="Business")
+    assert set(containers.values_list("synced_percent", flat=True)) == {None}

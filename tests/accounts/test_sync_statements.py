@@ -20,9 +20,9 @@ from tests.factories import ResellerFactory
 pytestmark = pytest.mark.django_db(transaction=True)
 
 # Statements of one location chunk: its run, its locations, five upserts (status reports,
-# listing sites, media, questions, answers) and four removal marks in one transaction (BEGIN and
-# COMMIT count here too), and one progress update.
-CHUNK_STATEMENTS = 14
+# listing sites, media, questions, answers), four removal marks and the businesses' synced %
+# in one transaction (BEGIN and COMMIT count here too), and one progress update.
+CHUNK_STATEMENTS = 15
 
 
 @pytest.fixture(autouse=True)

@@ -16,6 +16,7 @@ from tests.factories import BusinessFactory, TenantRowFactory
 class StatusReportFactory(TenantRowFactory):
     class Meta:
         model = ListingStatusReport
+        skip_postgeneration_save = True
 
     business = factory.SubFactory(BusinessFactory)
     reseller = factory.SelfAttribute("business.reseller")
@@ -31,6 +32,14 @@ class StatusReportFactory(TenantRowFactory):
     not_connected_count = 2
     needs_action = False
     last_seen_at = factory.LazyFunction(timezone.now)
+
+    @factory.post_generation
+    def business_synced_percent(obj, create, extracted, **kwargs):  # noqa: N805
+        """As the mirror does when it writes a report."""
+        if create:
+            from listings.mirroring import synced_percent_refresh
+
+            synced_percent_refresh(business_ids=[obj.business_id])
 
 
 class SiteFactory(TenantRowFactory):
