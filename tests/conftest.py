@@ -16,6 +16,25 @@ def _encryption_keys(settings):
 
 
 @pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    # Factories set a password for every user; the production hasher is slow on purpose.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def fast_provider(settings, tmp_path):
+    """For tests against the live sandbox: quick retries, a fresh file rate limiter per test,
+    and, afterwards, the live server's requests finished."""
+    from tests.live import join_live_server_requests
+
+    settings.PROVIDER_BACKOFF_BASE_SECONDS = 0.01
+    settings.PROVIDER_MAX_RETRIES = 1
+    settings.DATA_DIR = tmp_path
+    yield
+    join_live_server_requests()
+
+
+@pytest.fixture(autouse=True)
 def _private_cache(settings):
     """Each test gets its own empty cache: throttle counts and cached provider answers never
     leak between tests, nor between test runs through the shared file or Redis cache."""

@@ -62,10 +62,6 @@ def owner(member_client, reseller):
     return client, membership
 
 
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
 
 # -- access ------------------------------------------------------------------------------------
 

@@ -34,10 +34,6 @@ def progress_url(run, reseller=None):
     return reverse("sync_run_progress", args=[(reseller or run.reseller).slug, run.pk])
 
 
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
 
 # -- access ------------------------------------------------------------------------------------
 

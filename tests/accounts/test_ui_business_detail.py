@@ -12,11 +12,6 @@ from tests.accounts.ui_factories import SiteFactory, StatusReportFactory, make_t
 from tests.factories import BusinessFactory, MembershipFactory, ResellerFactory
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def run_tasks_inline(monkeypatch):
     """Queued refresh tasks run in the test's process, as a worker would run them."""

@@ -15,10 +15,6 @@ from tests.factories import BusinessFactory, MembershipFactory, ResellerFactory
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
 
 def names(response):
     return [b.name for b in response.context["businesses"]]

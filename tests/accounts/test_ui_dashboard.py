@@ -17,10 +17,6 @@ from tests.factories import BusinessFactory, MembershipFactory, ResellerFactory
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
 
 def dashboard(client, reseller):
     response = client.get(reverse("tenant_home", args=[reseller.slug]))

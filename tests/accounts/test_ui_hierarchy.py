@@ -14,11 +14,6 @@ from tests.accounts.ui_factories import LevelFactory, make_tree
 from tests.factories import BusinessFactory, MembershipFactory, ResellerFactory
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def url(business, reseller=None):
     return reverse("business_hierarchy", args=[(reseller or business.reseller).slug,
                                                business.remote_id])

@@ -4,9 +4,7 @@ documents."""
 
 from __future__ import annotations
 
-import gc
 import io
-import threading
 
 import pytest
 import schemathesis
@@ -29,6 +27,7 @@ from reviews_app.models import Survey, SurveyResponse
 from reviews_app.services import survey_add
 from sandbox.seeding import seed_partner
 from tests.factories import MembershipFactory, ResellerFactory
+from tests.live import join_live_server_requests
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -57,10 +56,7 @@ def seeded_owner(live_server, settings, tmp_path, monkeypatch):
         _, token = api_token_create(tenant=reseller, actor=None, user=membership.user,
                                     name="fuzz", role=Role.OWNER)
     yield reseller, token
-    gc.collect()
-    for thread in threading.enumerate():
-        if "process_request_thread" in thread.name:
-            thread.join(timeout=5)
+    join_live_server_requests()
 
 
 def known_ids(reseller) -> dict[str, list[int]]:

@@ -1,7 +1,5 @@
 """A reseller on the embedded sandbox with live updates turned on, over real HTTP."""
 
-import gc
-import threading
 
 import pytest
 
@@ -17,16 +15,8 @@ KEY = "events-partner-key"
 
 
 @pytest.fixture(autouse=True)
-def _fast(settings, tmp_path):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    settings.PROVIDER_BACKOFF_BASE_SECONDS = 0.01
-    settings.PROVIDER_MAX_RETRIES = 1
-    settings.DATA_DIR = tmp_path  # a fresh file rate limiter per test
-    yield
-    gc.collect()
-    for thread in threading.enumerate():
-        if "process_request_thread" in thread.name:
-            thread.join(timeout=5)
+def _fast(fast_provider):
+    pass
 
 
 @pytest.fixture

@@ -18,11 +18,6 @@ pytestmark = pytest.mark.django_db
 _ids = itertools.count(500)
 
 
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):
-    # Factories set a password for every user; the production hasher is slow on purpose.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
 
 def url(reseller):
     return reverse("custom_field_list", args=[reseller.slug])

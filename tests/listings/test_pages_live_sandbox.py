@@ -1,9 +1,7 @@
 """The listings pages and their outbox handlers against the embedded sandbox over real HTTP:
 custom fields, Q&A deletion, webhook subscribe and unsubscribe, AI-search refresh."""
 
-import gc
 import io
-import threading
 
 import pytest
 from django.core.management import call_command
@@ -32,25 +30,10 @@ KEY = "listings-pages-partner-key"
 Kind, State = OutboxEntry.Kind, OutboxEntry.State
 
 
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):
-    # Factories set a password for every user; the production hasher is slow on purpose.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
 
 @pytest.fixture(autouse=True)
-def _fast(settings, tmp_path):
-    settings.PROVIDER_BACKOFF_BASE_SECONDS = 0.01
-    settings.PROVIDER_MAX_RETRIES = 1
-    settings.DATA_DIR = tmp_path  # a fresh file rate limiter per test
-    yield
-    # Let the live server finish the requests it is closing before the next test (or the end
-    # of the session) takes its database connection back. A provider error keeps its HTTP
-    # connection open until the exception's reference cycle is collected.
-    gc.collect()
-    for thread in threading.enumerate():
-        if "process_request_thread" in thread.name:
-            thread.join(timeout=5)
+def _fast(fast_provider):
+    pass
 
 
 @pytest.fixture

@@ -19,11 +19,6 @@ pytestmark = pytest.mark.django_db
 _ids = itertools.count(1_000_000)
 
 
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):
-    # Factories set a password for every user; the production hasher is slow on purpose.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
 
 def add_question(business, text="Do you have parking?", answers=1, removed=False):
     question = Question.unscoped.create(

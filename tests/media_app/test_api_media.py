@@ -1,7 +1,5 @@
 """The media API: list with filters, add (validated, queued, idempotent), tenancy and roles."""
 
-import gc
-import threading
 
 import pytest
 from django.urls import reverse
@@ -150,20 +148,8 @@ def test_idempotency_key_queues_once(manager):
     assert OutboxEntry.unscoped.count() == 2
 
 
-@pytest.fixture
-def _fast(settings, tmp_path):
-    settings.PROVIDER_BACKOFF_BASE_SECONDS = 0.01
-    settings.PROVIDER_MAX_RETRIES = 1
-    settings.DATA_DIR = tmp_path
-    yield
-    gc.collect()
-    for thread in threading.enumerate():
-        if "process_request_thread" in thread.name:
-            thread.join(timeout=5)
-
-
 @pytest.mark.django_db(transaction=True)
-def test_an_added_photo_is_accepted_by_the_sandbox(live_server, api_member, _fast):
+def test_an_added_photo_is_accepted_by_the_sandbox(live_server, api_member, fast_provider):
     key = "media-api-partner-key"
     seeded = seed_partner(api_key=key, locations=3, seed=1, rate_limit=(1000, 1))
     reseller = ResellerFactory(api_key=key, account_number=seeded["account_number"],

@@ -1,7 +1,5 @@
 """Adding media through the tab against the embedded sandbox: queued, sent, in the gallery."""
 
-import gc
-import threading
 
 import pytest
 from django.urls import reverse
@@ -20,18 +18,8 @@ KEY = "media-pages-partner-key"
 
 
 @pytest.fixture(autouse=True)
-def _fast(settings, tmp_path):
-    settings.PROVIDER_BACKOFF_BASE_SECONDS = 0.01
-    settings.PROVIDER_MAX_RETRIES = 1
-    settings.DATA_DIR = tmp_path
-    yield
-    # Let the live server finish the requests it is closing before the next test (or the end
-    # of the session) takes its database connection back. A provider error keeps its HTTP
-    # connection open until the exception's reference cycle is collected.
-    gc.collect()
-    for thread in threading.enumerate():
-        if "process_request_thread" in thread.name:
-            thread.join(timeout=5)
+def _fast(fast_provider):
+    pass
 
 
 def test_an_added_photo_reaches_the_provider_and_the_gallery(live_server, client):

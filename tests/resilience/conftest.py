@@ -7,13 +7,11 @@ duplicates, seconds, ...); the terminal summary lists them under "resilience fig
 
 from __future__ import annotations
 
-import gc
 import os
 import re
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -30,6 +28,7 @@ from portal.tenancy import tenant_scope
 from sandbox import models as sandbox
 from sandbox.seeding import seed_partner
 from tests.factories import ResellerFactory
+from tests.live import join_live_server_requests
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 FIGURES: list[dict] = []
@@ -48,10 +47,7 @@ def _fast(settings, tmp_path):
 def join_sandbox_requests(timeout: float = 10) -> None:
     """Wait for the live server's request threads: a request the client gave up on is still
     being served, and it must not outlive the test (nor share SQLite's connection with it)."""
-    gc.collect()  # a provider error keeps its HTTP connection open until collected
-    for thread in threading.enumerate():
-        if "process_request_thread" in thread.name:
-            thread.join(timeout=timeout)
+    join_live_server_requests(timeout)
 
 
 # -- figures ------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
-import gc
-import threading
 
 import pytest
+
+from tests.live import join_live_server_requests
 
 
 @pytest.fixture
@@ -11,13 +11,5 @@ def finish_live_requests():
     A provider error keeps its HTTP connection open until the exception's reference cycle is
     collected, so collect first."""
     yield
-    gc.collect()
-    for thread in threading.enumerate():
-        if "process_request_thread" in thread.name:
-            thread.join(timeout=5)
+    join_live_server_requests()
 
-
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):
-    # Factories set a password for every user; the production hasher is slow on purpose.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
