@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 import logging
 from collections.abc import Iterable
+from urllib.parse import urlsplit
 
 import requests
 from django.db import transaction
@@ -137,7 +138,9 @@ def _send(delivery: EventDelivery, session: requests.Session) -> bool:
         fields |= {"state": EventDelivery.State.FAILED}
     EventDelivery.objects.filter(pk=delivery.pk).update(**fields)
     if error:
+        # The host only: a URL may carry credentials in its query string.
         logger.info("sandbox: delivery %s of %s to %s failed (attempt %d): %s", delivery.pk,
-                    delivery.event_name, delivery.webhook_url, delivery.attempts, error)
+                    delivery.event_name, urlsplit(delivery.webhook_url).hostname,
+                    delivery.attempts, error)
     return not error
 
