@@ -13,7 +13,7 @@ from django.db.models import Count
 from django.utils.safestring import SafeString
 
 from accounts.models import Business, Membership, Reseller, SyncRun
-from accounts.selectors import business_list, listing_health
+from accounts.selectors import business_list, listing_health, listing_health_of_account
 from portal.charts import PALETTE, Segment, bar_chart, donut
 from reviews_app.models import ReviewCount
 
@@ -121,6 +121,7 @@ def _reviews(*, tenant: Reseller, membership: Membership | None) -> Reviews | No
 
 def dashboard_summary(*, tenant: Reseller, membership: Membership | None) -> Dashboard:
     visible = business_list(tenant=tenant, membership=membership)
+    limited = membership is not None and membership.limited_to_id is not None
     by_status: dict[str, int] = {}
     containers = 0
     for type_, status, count in (visible.order_by().values_list("type", "status")
@@ -139,7 +140,8 @@ def dashboard_summary(*, tenant: Reseller, membership: Membership | None) -> Das
         location_count=sum(by_status.values()),
         container_count=containers,
         locations_by_status=by_status,
-        health=listing_health(locations=visible),
+        health=(listing_health(locations=visible) if limited
+                else listing_health_of_account(tenant=tenant)),
         reviews=_reviews(tenant=tenant, membership=membership),
         sync_runs=list(SyncRun.objects.filter(reseller=tenant)
                        .order_by("-created_at", "-id")[:SYNC_RUNS_SHOWN]),

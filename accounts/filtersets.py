@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import django_filters
 from django import forms
-from django.db.models import F, Q
+from django.db.models import F, Q, Value
+from django.db.models.functions import Upper
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
@@ -127,8 +128,9 @@ class BusinessFilterSet(django_filters.FilterSet):
         terms = value.strip()
         if not terms:
             return queryset
-        match = (Q(name__icontains=terms) | Q(alias__icontains=terms)
-                 | Q(city__icontains=terms))
+        # Name, alias or city contains the term, whatever the case: the database upper-cases
+        # the term as it upper-cased `search_text`.
+        match = Q(search_text__contains=Upper(Value(terms)))
         if terms.isdigit() and int(terms) <= BIGINT_MAX:
             match |= Q(remote_id=int(terms))
         return queryset.filter(match)
@@ -143,9 +145,9 @@ class BusinessFilterSet(django_filters.FilterSet):
 
     @extend_schema_field(OpenApiTypes.BOOL)
     def filter_needs_action(self, queryset, name, value):
-        if value:
-            return queryset.filter(status_report__needs_action=True)
-        return queryset.exclude(status_report__needs_action=True)
+        # The business's copy of its report's flag (False without a report), which the list's
+        # indexes carry.
+        return queryset.filter(needs_action=value)
 
     def filter_within(self, queryset, name, value):
         """Strictly under the business numbered `value`, looked up among what the member may
@@ -169,6 +171,12 @@ class BusinessFilterSet(django_filters.FilterSet):
         if not self.form.cleaned_data.get("sort"):
             queryset = queryset.order_by("name", "pk")
         return queryset
+
+    @property
+    def searching(self) -> bool:
+        """Whether a valid search term narrows the list (it is matched inside every name, so
+        no index gives its first page without checking every business)."""
+        return bool(getattr(self.form, "cleaned_data", {}).get("q", "").strip())
 
     @property
     def active_filters(self) -> bool:

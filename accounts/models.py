@@ -4,7 +4,8 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, BaseUserManager, PermissionsMixin
 from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
-from django.db.models import Q
+from django.db.models import Q, Value
+from django.db.models.functions import Concat, Upper
 from django.utils import timezone
 
 from accounts import credentials
@@ -213,6 +214,16 @@ class Business(Mirrored):
     # Share of the location's listing sites that are synced, from its status report (None
     # without one). Kept here when the report is mirrored so the list sorts on an index.
     synced_percent = models.FloatField(null=True, blank=True, editable=False)
+    # Whether its status report asks for action, copied with `synced_percent`: the list's
+    # "needs action" filter and its count then read the business indexes alone, not a join.
+    needs_action = models.BooleanField(default=False, editable=False)
+    # Name, alias and city in capitals, one per line, kept by the database: the list's search
+    # compares its term with this one column (a trigram index on PostgreSQL, or the list's
+    # covering index) instead of upper-casing three columns of every business per search.
+    search_text = models.GeneratedField(
+        expression=Upper(Concat("name", Value("\n"), "alias", Value("\n"), "city",
+                                output_field=models.TextField())),
+        output_field=models.TextField(), db_persist=True)
 
     class Meta:
         verbose_name_plural = "businesses"
@@ -222,26 +233,34 @@ class Business(Mirrored):
         ]
         indexes = [
             models.Index(fields=["reseller", "name"]),
-            models.Index(fields=["reseller", "type", "status"]),
+            # Counts of the list filtered by type, status and country (one in two of 50,000
+            # businesses matching is still a read of this narrow index, not of the table).
+            models.Index(fields=["reseller", "type", "status", "country_code"],
+                         name="business_filter_idx", include=["needs_action", "parent", "id"],
+                         condition=Q(removed_at__isnull=True)),
             models.Index(fields=["reseller", "country_code", "city"]),
             # A subtree is a prefix match (LIKE '/1/20/%'); pattern ops let PostgreSQL use the
             # index for it whatever the database's collation.
+            # It carries what a subtree's list filters and counts on ("needs action under this
+            # brand" reads the index only).
             models.Index(fields=["reseller", "tree_path"], name="business_subtree_idx",
-                         opclasses=["int8_ops", "varchar_pattern_ops"]),
+                         opclasses=["int8_ops", "varchar_pattern_ops"],
+                         include=["removed_at", "type", "status", "needs_action", "id"]),
             # The current businesses in the list's order, carrying the columns that the list
             # filters on and the dashboard and tree group by: counts, groupings and a page in
             # name order read the index only (PostgreSQL), never the wide rows with their raw
             # payloads, even when the matches cluster far down the alphabet (a brand's
             # locations, a search term).
             models.Index(fields=["reseller", "name", "id"], name="business_current_idx",
-                         include=["type", "status", "country_code", "city", "alias",
-                                  "tree_path", "parent"],
+                         include=["type", "status", "country_code", "city", "tree_path",
+                                  "parent", "needs_action", "search_text"],
                          condition=Q(removed_at__isnull=True)),
             # The few containers among many locations (the hierarchy tree).
             models.Index(fields=["reseller", "depth", "name"], name="business_container_idx",
                          condition=Q(removed_at__isnull=True) & ~Q(type="Business")),
             # A container's direct children in name order (its detail page, the API).
-            models.Index(fields=["parent", "name", "id"], name="business_children_idx"),
+            models.Index(fields=["reseller", "parent", "name", "id"],
+                         name="business_children_idx", condition=Q(removed_at__isnull=True)),
             # The list sorted by synced % (either way, missing values last) has its indexes in
             # migration 0006: SQLite cannot declare NULLS LAST in an index.
         ]

@@ -205,8 +205,7 @@ def business_tree(*, tenant: Reseller, membership: Membership | None) -> TreeNod
                              depth=depth)
         parent_of[pk] = parent_id
     counts = (visible.filter(type=Business.Type.BUSINESS).order_by().values("parent_id")
-              .annotate(n=Count("pk"), needs=Count("pk", filter=Q(
-                  status_report__needs_action=True))))
+              .annotate(n=Count("pk"), needs=Count("pk", filter=Q(needs_action=True))))
     for row in counts:
         node = nodes.get(row["parent_id"], root)
         node.direct_locations += row["n"]
@@ -293,8 +292,19 @@ HEALTH_FIELDS = {
 def listing_health(*, locations: QuerySet[Business]) -> dict[str, int]:
     """Sums of the status reports of `locations`, one aggregate query: site counts per state,
     how many locations have a report and how many need action."""
-    reports = ListingStatusReport.objects.filter(
-        removed_at__isnull=True, business__in=locations.filter(type=Business.Type.BUSINESS))
+    return _report_totals(ListingStatusReport.objects.filter(
+        removed_at__isnull=True, business__in=locations.filter(type=Business.Type.BUSINESS)))
+
+
+def listing_health_of_account(*, tenant: Reseller) -> dict[str, int]:
+    """`listing_health` of every current location of the account, from the reports alone:
+    a current report always belongs to a current location (a business's removal removes its
+    report), so no join to 50,000 businesses is needed."""
+    return _report_totals(ListingStatusReport.objects.filter(reseller=tenant,
+                                                             removed_at__isnull=True))
+
+
+def _report_totals(reports: QuerySet[ListingStatusReport]) -> dict[str, int]:
     # Counted on the business column (never null) rather than the primary key, which the
     # counts index does not carry: the whole aggregate then reads that index only.
     totals = reports.aggregate(
@@ -312,7 +322,10 @@ def business_children_summary(*, tenant: Reseller, membership: Membership | None
              .filter(business.subtree_q()).exclude(pk=business.pk))
     by_status = dict(under.filter(type=Business.Type.BUSINESS).order_by().values_list("status")
                      .annotate(n=Count("pk")))
-    children = list(under.filter(parent=business).select_related("status_report")
+    # A child of a business the member sees is theirs to see too: no subtree filter, so the
+    # children come from the (parent, name) index.
+    children = list(business_list(tenant=tenant, membership=membership).filter(parent=business)
+                    .select_related("status_report")
                     .defer("raw", "status_report__raw").order_by("name", "pk")[:limit + 1])
     return {
         "locations_by_status": by_status,

@@ -16,6 +16,7 @@ from accounts.models import Business
 from accounts.selectors import membership_list_for_user
 from portal.charts import donut, stacked_bar
 from portal.models import OutboxEntry
+from portal.pagination import CountInPagePaginator
 from portal.tenancy import tenant_scope
 from portal.views import TenantViewMixin
 
@@ -102,7 +103,10 @@ class BusinessListView(TenantViewMixin, TemplateView):
         # skips index entries rather than joined rows); then the page's rows are fetched. The
         # raw provider payloads are not shown here and may be large.
         queryset = filterset.qs
-        paginator = Paginator(queryset.values_list("pk", flat=True), PAGE_SIZE)
+        if filterset.searching:
+            paginator = CountInPagePaginator(queryset, PAGE_SIZE)
+        else:
+            paginator = Paginator(queryset.values_list("pk", flat=True), PAGE_SIZE)
         page = paginator.get_page(self.request.GET.get("page"))
         businesses = selectors.business_rows_in_order(
             queryset=queryset.defer("raw", "status_report__raw"), ids=page.object_list)

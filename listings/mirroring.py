@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from django.db.models import F, FloatField, OuterRef, Subquery, Value
-from django.db.models.functions import Cast
+from django.db.models import BooleanField, F, FloatField, OuterRef, Subquery, Value
+from django.db.models.functions import Cast, Coalesce
 
 from accounts.models import Business, Reseller
 from listings.models import (
@@ -49,7 +49,9 @@ def status_reports_mirror(*, tenant: Reseller, reports: Sequence[SiteReport],
             opted_out_count=report.opted_out_count or 0,
             not_connected_count=report.not_connected_count or 0,
             needs_action=need_updates > 0 or bool(report.errors),
-            raw=dict(report.raw), last_seen_at=seen_at, removed_at=None,
+            # A removed business's report (its page can still refresh it) stays out of the
+            # account's totals, as the business does.
+            raw=dict(report.raw), last_seen_at=seen_at, removed_at=business.removed_at,
         ))
         for site in report.sites:
             if site.site_id is None:
@@ -66,14 +68,16 @@ def status_reports_mirror(*, tenant: Reseller, reports: Sequence[SiteReport],
            update_fields=SITE_FIELDS)
     businesses = [business.pk for business, _ in reports]
     mark_removed(ListingSite.objects.filter(business_id__in=businesses), seen_at=seen_at)
-    synced_percent_refresh(business_ids=businesses)
+    report_summary_refresh(business_ids=businesses)
 
 
-def synced_percent_refresh(*, business_ids: Sequence[int]) -> None:
-    """Copy the synced share of each business's report onto it (the list sorts by it): one
-    UPDATE for the whole batch. The ids come from one tenant's rows."""
+def report_summary_refresh(*, business_ids: Sequence[int]) -> None:
+    """Copy the synced share and the needs-action flag of each business's report onto it (the
+    list sorts and filters on them from its indexes): one UPDATE for the whole batch. The ids
+    come from one tenant's rows."""
     Business.unscoped.filter(pk__in=business_ids).update(
-        synced_percent=synced_percent_of_report(ListingStatusReport))
+        synced_percent=synced_percent_of_report(ListingStatusReport),
+        needs_action=needs_action_of_report(ListingStatusReport))
 
 
 def synced_percent_of_report(report_model) -> Subquery:
@@ -89,6 +93,15 @@ def synced_percent_of_report(report_model) -> Subquery:
                   / Cast(F("total_sites"), FloatField()))
         .values("percent")[:1],
         output_field=FloatField())
+
+
+def needs_action_of_report(report_model) -> Coalesce:
+    """Whether a business's status report needs action (False without one), as an expression
+    for `Business.update(needs_action=...)`; see `synced_percent_of_report`."""
+    return Coalesce(
+        Subquery(report_model._base_manager.filter(business=OuterRef("pk"))
+                 .values("needs_action")[:1], output_field=BooleanField()),
+        Value(False))
 
 
 QnaPages = tuple[Business, list[provider_types.QnaQuestion]]

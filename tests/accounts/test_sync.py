@@ -15,6 +15,7 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts import syncing
 from accounts.models import Business, Reseller, SyncRun
+from accounts.selectors import business_list, listing_health, listing_health_of_account
 from listings.models import Answer, ListingSite, ListingStatusReport, Question
 from media_app.models import MediaItem
 from portal.tenancy import tenant_scope
@@ -135,6 +136,11 @@ def test_rows_the_provider_no_longer_returns_are_marked_removed_and_restored(res
     run_sync(reseller)
     with tenant_scope(reseller):
         assert Business.objects.get(remote_id=gone.number).removed_at is not None
+        # Its status report went with it: the account's totals, summed from current reports
+        # alone, are those of the current locations.
+        assert ListingStatusReport.objects.get(remote_id=gone.number).removed_at is not None
+        assert listing_health_of_account(tenant=reseller) == listing_health(
+            locations=business_list(tenant=reseller))
         assert MediaItem.objects.get(remote_id=media.media_id).removed_at is not None
         assert Business.objects.filter(removed_at__isnull=True).count() == (
             sandbox.Business.objects.filter(partner=account).count() - 1)
@@ -275,5 +281,6 @@ def test_each_location_keeps_the_synced_share_of_its_report(reseller):
     for report in reports:
         expected = (report.synced_count * 100 / report.total_sites) if report.total_sites else None
         assert report.business.synced_percent == pytest.approx(expected)
+        assert report.business.needs_action == report.needs_action
     containers = Business.unscoped.filter(reseller=reseller).exclude(type="Business")
     assert set(containers.values_list("synced_percent", flat=True)) == {None}

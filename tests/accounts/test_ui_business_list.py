@@ -177,6 +177,56 @@ def test_pagination_50_a_page(member_client):
     assert 'rel="next"' in first.content.decode()
 
 
+@pytest.mark.parametrize(("term", "expected"), [
+    ("BURGER BRAND - a", {"Burger Brand - Austin"}),   # any case
+    ("bakery", {"Corner Bakery"}),
+    ("eston", {"Burger Brand - Boston"}),              # inside its city, Weston
+    ("oc-a", {"Burger Brand - Austin"}),               # inside its alias, LOC-A
+    ("100%", set()),                                   # wildcards are plain characters
+    ("b_rger", set()),
+])
+def test_search_matches_inside_name_alias_or_city_in_any_case(tree_client, term, expected):
+    client, membership, tree = tree_client
+    Business.unscoped.filter(reseller=membership.reseller, name="Burger Brand - Boston").update(
+        city="Weston")
+    response = client.get(list_url(membership, q=term))
+    assert set(names(response)) == expected
+
+
+def test_search_does_not_match_across_name_and_city(tree_client):
+    client, membership, tree = tree_client
+    # "Corner Bakery" is in Toronto: the name's end and the city's start are not one text.
+    assert names(client.get(list_url(membership, q="bakery toronto"))) == []
+    assert names(client.get(list_url(membership, q="bakerytoronto"))) == []
+
+
+def test_search_text_follows_a_renamed_business(tree_client):
+    client, membership, tree = tree_client
+    Business.unscoped.filter(reseller=membership.reseller, name="Corner Bakery").update(
+        name="Corner Patisserie")
+    assert names(client.get(list_url(membership, q="patisserie"))) == ["Corner Patisserie"]
+    assert names(client.get(list_url(membership, q="bakery"))) == []
+
+
+def test_searched_pages_are_counted_with_the_page(member_client):
+    client, membership = member_client(Role.VIEWER)
+    for n in range(53):
+        BusinessFactory(reseller=membership.reseller, name=f"Shop {n:03d}")
+    BusinessFactory(reseller=membership.reseller, name="Other")
+    first = client.get(list_url(membership, q="shop"))
+    assert len(names(first)) == 50 and first.context["page_obj"].paginator.count == 53
+    assert first.context["page_obj"].paginator.num_pages == 2
+    second = client.get(list_url(membership, q="shop", page=2))
+    assert names(second) == ["Shop 050", "Shop 051", "Shop 052"]
+    assert second.context["page_obj"].paginator.count == 53
+    # Past the end: the last page, as for any list; not a number: the first.
+    assert names(client.get(list_url(membership, q="shop", page=9))) == names(second)
+    assert names(client.get(list_url(membership, q="shop", page="x"))) == names(first)
+    nothing = client.get(list_url(membership, q="nowhere"))
+    assert nothing.context["page_obj"].paginator.count == 0
+    assert "No business matches these filters." in nothing.content.decode()
+
+
 def list_queries(client, membership, count, root=None, **params):
     """Grow the tenant to `count` listed locations (half with a report), then count the
     queries of one list page."""

@@ -34,12 +34,12 @@ class StatusReportFactory(TenantRowFactory):
     last_seen_at = factory.LazyFunction(timezone.now)
 
     @factory.post_generation
-    def business_synced_percent(obj, create, extracted, **kwargs):  # noqa: N805
+    def business_report_summary(obj, create, extracted, **kwargs):  # noqa: N805
         """As the mirror does when it writes a report."""
         if create:
-            from listings.mirroring import synced_percent_refresh
+            from listings.mirroring import report_summary_refresh
 
-            synced_percent_refresh(business_ids=[obj.business_id])
+            report_summary_refresh(business_ids=[obj.business_id])
 
 
 class SiteFactory(TenantRowFactory):
