@@ -1,4 +1,5 @@
 import csv
+import math
 from dataclasses import dataclass
 
 from django.contrib import messages
@@ -12,6 +13,7 @@ from django.views.generic import TemplateView, View
 from accounts import selectors, services
 from accounts.dashboard import dashboard_summary, health_segments, status_segments
 from accounts.forms import HierarchyFormSet
+from accounts.links import business_detail_prefix
 from accounts.models import Business
 from accounts.selectors import membership_list_for_user
 from portal.charts import donut, stacked_bar
@@ -118,8 +120,12 @@ class BusinessListView(TenantViewMixin, TemplateView):
             within_name = selectors.business_name_get(
                 tenant=self.tenant, membership=self.membership, remote_id=cleaned["within"])
         labels = dict(Business.Type.choices)
+        detail_prefix = business_detail_prefix(self.tenant.slug)
         for business in businesses:
             business.type_label = labels.get(business.type, business.type)
+            business.detail_url = f"{detail_prefix}{business.remote_id}/"
+            if business.synced_percent is not None:
+                business.synced_whole = math.floor(business.synced_percent + 0.5)
         context.update(
             filterset=filterset, form=filterset.form, page_obj=page, businesses=businesses,
             headers=sort_headers(current_sort or "name"), within_name=within_name,

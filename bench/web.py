@@ -53,6 +53,8 @@ def pages(tenant, fixture_numbers: dict[str, int]) -> dict[str, str]:
 
 
 def is_list(name: str) -> bool:
+    """The pages the issue's median target is for: the lists (UI and API) and the tree, which
+    lists the containers."""
     return name.startswith(("list", "api_list", "tree"))
 
 
@@ -166,7 +168,10 @@ def main(argv: list[str] | None = None) -> int:
         say(f"  median {result['median_ms']} ms, p95 {result['p95_ms']} ms, "
             f"min {result['min_ms']} ms, {result['queries']} queries")
         report.check(f"{name}: queries", result["queries"], MAX_QUERIES, "queries")
-        report.check(f"{name}: median", result["median_ms"], MEDIAN_MS, "ms")
+        # The median bar is the list pages'; the other pages are held to the p95 bar and their
+        # median is reported beside it.
+        report.check(f"{name}: median", result["median_ms"],
+                     MEDIAN_MS if is_list(name) else None, "ms")
         report.check(f"{name}: p95", result["p95_ms"], P95_MS, "ms")
 
     load_result = None

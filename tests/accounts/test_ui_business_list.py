@@ -387,6 +387,16 @@ def test_tree_counts_locations_under_each_container(tree_client):
     assert "Burger Brand - Austin" not in page  # locations are counted, not listed
 
 
+def test_tree_escapes_what_the_provider_names(tree_client):
+    client, membership, tree = tree_client
+    Business.unscoped.filter(pk=tree.ent.pk).update(name='<script>alert("x")</script> & Co',
+                                                    status="<b>odd</b>")
+    page = client.get(reverse("business_tree", args=[membership.reseller.slug])).content.decode()
+    assert "<script>alert" not in page and "<b>odd</b>" not in page
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; Co" in page
+    assert "&lt;b&gt;odd&lt;/b&gt;" in page
+
+
 def test_tree_query_count_does_not_grow_with_locations(member_client):
     client, membership = member_client(Role.VIEWER)
     reseller = membership.reseller
