@@ -255,7 +255,9 @@ def sync_location_chunk(*, tenant: Reseller, run_id: int, attempt: int, first_pk
         return
     locations = list(locations_of(tenant=tenant, run=run)
                      .filter(pk__gte=first_pk, pk__lte=last_pk)
-                     .only("pk", "remote_id", "reseller_id"))
+                     # removed_at: the status report mirror copies it (a query per
+                     # location if it were deferred).
+                     .only("pk", "remote_id", "reseller_id", "removed_at"))
     resources = [r for r in LOCATION_RESOURCES if r in run.resources]
     try:
         client = _client(tenant)
