@@ -86,7 +86,7 @@ class Migration(migrations.Migration):
         ),
         migrations.AddIndex(
             model_name='business',
-            index=models.Index(condition=models.Q(('removed_at__isnull', True)), fields=['reseller', 'type', 'status', 'country_code'], include=('needs_action', 'parent', 'id'), name='business_filter_idx'),
+            index=models.Index(condition=models.Q(('removed_at__isnull', True)), fields=['reseller', 'type', 'country_code', 'status'], include=('needs_action', 'parent', 'id'), name='business_filter_idx'),
         ),
         migrations.AddIndex(
             model_name='business',
