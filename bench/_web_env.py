@@ -13,6 +13,7 @@ import os
 import platform
 import statistics
 import sys
+import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -113,6 +114,21 @@ def machine() -> dict:
         "python": platform.python_version(),
         "postgresql": postgres,
     }
+
+
+def cpu_loop_ms(rounds: int = 5) -> float:
+    """Milliseconds of a fixed pure-Python loop, the fastest of a few rounds: how fast this
+    machine's CPU ran when the figures were taken. On a shared virtual machine it moves by tens
+    of percent from one minute to the next, and every page's time moves with it; compare runs
+    whose loop times are alike."""
+    best = float("inf")
+    for _ in range(rounds):
+        began = time.perf_counter()
+        total = 0
+        for number in range(1_000_000):
+            total += number * number
+        best = min(best, time.perf_counter() - began)
+    return round(best * 1000, 1)
 
 
 def percentile(samples: list[float], fraction: float) -> float:

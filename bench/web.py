@@ -155,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     _web_env.warn_if_busy()
+    cpu_before = _web_env.cpu_loop_ms()
     report = _web_env.Report(title=f"bench/web.py: pages at {args.locations:,} locations "
                                    "(PostgreSQL, in-process server time)")
     results = {}
@@ -191,8 +192,11 @@ def main(argv: list[str] | None = None) -> int:
                      None, "req/s")
         report.check("api_list under load: errors", load_result["errors"], 0, "responses")
 
+    cpu = {"before_ms": cpu_before, "after_ms": _web_env.cpu_loop_ms()}
+    say(f"CPU check (a fixed Python loop, best of 5): {cpu['before_ms']} ms before the pages, "
+        f"{cpu['after_ms']} ms after the load test")
     report.figures = {
-        "bench": "web", "machine": _web_env.machine(),
+        "bench": "web", "machine": {**_web_env.machine(), "cpu_loop": cpu},
         "data": {"locations": args.locations, "marker": shape.marker, **numbers},
         "pages": results, "api_list_load": load_result,
         "gunicorn": {"workers": args.workers, "threads": args.threads,
