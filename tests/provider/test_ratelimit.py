@@ -149,12 +149,18 @@ def _run_processes(kind: str, location: str) -> list[float]:
     return sorted(times)
 
 
+# A process can be descheduled between taking its slot and recording the time (on a loaded
+# 2-CPU machine, for 130 ms once in a full run); without a limiter the grants would all come
+# within a few milliseconds, far below the window even with this slack.
+SCHEDULING_SLACK_SECONDS = 0.2
+
+
 def _assert_within_limit(times: list[float]) -> None:
     # Any COUNT + 1 consecutive grants must span at least one window (minus scheduling slack
     # between taking a slot and recording its time).
     assert len(times) == PROCESSES * PER_PROCESS
     for first, last in zip(times, times[COUNT:], strict=False):
-        assert last - first >= SECONDS - 0.05
+        assert last - first >= SECONDS - SCHEDULING_SLACK_SECONDS
 
 
 def test_file_limiter_limits_across_processes(tmp_path):
