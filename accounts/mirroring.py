@@ -73,14 +73,5 @@ def business_children_mirror(*, tenant: Reseller, parent: TreeNode,
 
 
 def business_tree_mark_removed(*, tenant: Reseller, walk_started_at: datetime) -> int:
-    """After a complete walk, every business it did not see is gone from the provider, and so
-    are their status reports: a current report always belongs to a current location, which
-    lets the account's listing health be summed from the reports alone."""
-    from listings.models import ListingStatusReport
-
-    removed = mark_removed(Business.objects.filter(reseller=tenant), seen_at=walk_started_at)
-    if removed:
-        ListingStatusReport.objects.filter(
-            reseller=tenant, removed_at__isnull=True, business__removed_at__isnull=False,
-        ).update(removed_at=walk_started_at)
-    return removed
+    """After a complete walk, every business it did not see is gone from the provider."""
+    return mark_removed(Business.objects.filter(reseller=tenant), seen_at=walk_started_at)

@@ -218,8 +218,8 @@ class Business(Mirrored):
     # "needs action" filter and its count then read the business indexes alone, not a join.
     needs_action = models.BooleanField(default=False, editable=False)
     # Name, alias and city in capitals, one per line, kept by the database: the list's search
-    # compares its term with this one column (a trigram index on PostgreSQL, or the list's
-    # covering index) instead of upper-casing three columns of every business per search.
+    # compares its term with this one column (business_search_idx, or a trigram index on
+    # PostgreSQL for a rare term) instead of upper-casing three columns of every business.
     search_text = models.GeneratedField(
         expression=Upper(Concat("name", Value("\n"), "alias", Value("\n"), "city",
                                 output_field=models.TextField())),
@@ -252,7 +252,7 @@ class Business(Mirrored):
             # filters on and the dashboard and tree group by: counts, groupings and a page in
             # name order read the index only (PostgreSQL), never the wide rows with their raw
             # payloads, even when the matches cluster far down the alphabet (a brand's
-            # locations, a search term).
+            # locations).
             models.Index(fields=["reseller", "name", "id"], name="business_current_idx",
                          include=["type", "status", "country_code", "city", "tree_path",
                                   "parent", "needs_action"],

@@ -35,6 +35,7 @@ from listings.mirroring import (
     ai_search_configuration_mirror,
     questions_mirror,
     status_reports_mirror,
+    status_reports_of_removed_businesses_mark_removed,
 )
 from media_app.mirroring import media_mirror
 from portal.outbound import UnsafeURL
@@ -192,6 +193,9 @@ def _walk_tree(*, tenant: Reseller, client: ProviderClient, run: SyncRun) -> Non
     # Only a complete walk of the whole tree may conclude that unseen businesses are gone.
     if run.scope_id is None:
         removed = business_tree_mark_removed(tenant=tenant, walk_started_at=walk_started_at)
+        if removed:
+            status_reports_of_removed_businesses_mark_removed(tenant=tenant,
+                                                              removed_at=walk_started_at)
         logger.info("sync %s: walked %d businesses, %d removed", run.pk, walked, removed)
 
 

@@ -71,6 +71,16 @@ def status_reports_mirror(*, tenant: Reseller, reports: Sequence[SiteReport],
     report_summary_refresh(business_ids=businesses)
 
 
+def status_reports_of_removed_businesses_mark_removed(*, tenant: Reseller,
+                                                     removed_at: datetime) -> None:
+    """A removed business's status report goes with it: a current report always belongs to a
+    current location, which lets the account's listing health be summed from the reports
+    alone (`listing_health_of_account`)."""
+    ListingStatusReport.objects.filter(
+        reseller=tenant, removed_at__isnull=True, business__removed_at__isnull=False,
+    ).update(removed_at=removed_at)
+
+
 def report_summary_refresh(*, business_ids: Sequence[int]) -> None:
     """Copy the synced share and the needs-action flag of each business's report onto it (the
     list sorts and filters on them from its indexes): one UPDATE for the whole batch. The ids
