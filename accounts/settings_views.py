@@ -40,11 +40,6 @@ FIELD_NAMES = {"provider_base_url": "base URL", "account_number": "account numbe
                "api_key": "API key"}
 
 
-class OwnerViewMixin(TenantViewMixin):
-    read_role = Role.OWNER
-    write_role = Role.OWNER
-
-
 def _add_errors(form, exc: ValidationError, field: str | None = None) -> None:
     if hasattr(exc, "error_dict"):
         form.add_error(None, exc)
@@ -56,7 +51,7 @@ def _add_errors(form, exc: ValidationError, field: str | None = None) -> None:
 
 
 @method_decorator(sensitive_post_parameters("api_key"), name="dispatch")
-class ConnectionView(OwnerViewMixin, TemplateView):
+class ConnectionView(TenantViewMixin, TemplateView):
     template_name = "accounts/settings_connection.html"
 
     def get_context_data(self, **kwargs):
@@ -84,7 +79,7 @@ class ConnectionView(OwnerViewMixin, TemplateView):
             self.get_context_data(form=form, key_not_saved=key_typed), status=400)
 
 
-class TestConnectionView(OwnerViewMixin, View):
+class TestConnectionView(TenantViewMixin, View):
     """POST only: call the provider with the saved settings and report its answer."""
 
     http_method_names = ["post"]
@@ -108,7 +103,7 @@ class _MemberFormMixin:
         }
 
 
-class MemberListView(OwnerViewMixin, _MemberFormMixin, TemplateView):
+class MemberListView(TenantViewMixin, _MemberFormMixin, TemplateView):
     template_name = "accounts/settings_members.html"
 
     def get_context_data(self, **kwargs):
@@ -139,7 +134,7 @@ class MemberListView(OwnerViewMixin, _MemberFormMixin, TemplateView):
         return self.render_to_response(self.get_context_data(form=form), status=400)
 
 
-class MemberEditView(OwnerViewMixin, _MemberFormMixin, TemplateView):
+class MemberEditView(TenantViewMixin, _MemberFormMixin, TemplateView):
     template_name = "accounts/settings_member_edit.html"
 
     def get_context_data(self, **kwargs):
@@ -171,7 +166,7 @@ class MemberEditView(OwnerViewMixin, _MemberFormMixin, TemplateView):
             self.get_context_data(form=form, member=member, **kwargs), status=400)
 
 
-class MemberRemoveView(OwnerViewMixin, TemplateView):
+class MemberRemoveView(TenantViewMixin, TemplateView):
     """A confirmation page that names the person; POST removes them."""
 
     template_name = "accounts/settings_member_remove.html"
@@ -212,7 +207,7 @@ def summary_text(summary) -> str:
     return "; ".join(parts)
 
 
-class AuditLogView(OwnerViewMixin, TemplateView):
+class AuditLogView(TenantViewMixin, TemplateView):
     template_name = "accounts/settings_audit.html"
 
     def get_context_data(self, **kwargs):

@@ -126,7 +126,7 @@ class SyncRunListView(TenantViewMixin, TemplateView):
         context.update(
             page_obj=page_obj,
             runs=page_obj.object_list,
-            can_start=self.membership.can_edit,
+            can_start=self.may_change,
             form=kwargs.get("form") or SyncStartForm(),
             scope=self.membership.limited_to,
         )

@@ -28,9 +28,8 @@ class TokenCreateForm(forms.Form):
 
 
 class TokenMixin(TenantViewMixin):
-    # Every member manages their own tokens, viewers included.
-    read_role = Role.VIEWER
-    write_role = Role.VIEWER
+    """Every member manages their own tokens, viewers included (a PERSONAL rule of the
+    access policy)."""
 
 
 class TokenListView(TokenMixin, TemplateView):

@@ -11,7 +11,7 @@ from django.views.generic import TemplateView
 from events import selectors, services
 from events.filtersets import ProviderEventFilterSet
 from events.models import ProviderEvent
-from listings.views import AccountWideMixin, paginate
+from listings.views import paginate
 from portal.charts import PALETTE, Segment, column_chart
 from portal.views import TenantViewMixin
 
@@ -29,7 +29,7 @@ def events_chart(daily: list[dict]):
                         width=1000, height=170)
 
 
-class ProviderEventListView(TenantViewMixin, AccountWideMixin, TemplateView):
+class ProviderEventListView(TenantViewMixin, TemplateView):
     template_name = "events/events.html"
 
     def get_context_data(self, **kwargs):
@@ -53,7 +53,7 @@ class ProviderEventListView(TenantViewMixin, AccountWideMixin, TemplateView):
         return context
 
 
-class EventReceiverEnableView(TenantViewMixin, AccountWideMixin, TemplateView):
+class EventReceiverEnableView(TenantViewMixin, TemplateView):
     """POST: subscribe the portal for live updates, or renew its credentials."""
 
     http_method_names = ["post"]
@@ -71,9 +71,8 @@ class EventReceiverEnableView(TenantViewMixin, AccountWideMixin, TemplateView):
         return redirect("provider_event_list", slug=self.tenant.slug)
 
 
-class EventReceiverDisableView(TenantViewMixin, AccountWideMixin, TemplateView):
+class EventReceiverDisableView(TenantViewMixin, TemplateView):
     template_name = "events/receiver_disable_confirm.html"
-    read_role = TenantViewMixin.write_role
 
     def get_receiver(self):
         receiver = selectors.event_receiver_get(tenant=self.tenant)
@@ -94,7 +93,7 @@ class EventReceiverDisableView(TenantViewMixin, AccountWideMixin, TemplateView):
         return redirect("provider_event_list", slug=self.tenant.slug)
 
 
-class ProviderEventDetailView(TenantViewMixin, AccountWideMixin, TemplateView):
+class ProviderEventDetailView(TenantViewMixin, TemplateView):
     template_name = "events/event_detail.html"
 
     def get_event(self) -> ProviderEvent:

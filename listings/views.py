@@ -5,13 +5,11 @@ configuration and webhook subscriptions. Thin: reads come from selectors, writes
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect
 from django.views.generic import TemplateView
 
-from accounts.models import Role
 from accounts.selectors import business_get
 from listings import selectors, services
 from listings.forms import CustomFieldForm, SubscriptionForm
@@ -35,26 +33,6 @@ class BusinessTabMixin(TenantViewMixin):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         context["business"] = self.get_business()
-        context["can_edit"] = self.membership.can_edit
-        return context
-
-
-class AccountWideMixin:
-    """Pages about the whole provider account (not one business).
-
-    A member limited to a subtree sees only their businesses everywhere, so these pages, whose
-    figures and settings cover every location, are refused to them.
-    """
-
-    def dispatch(self, request, *args, **kwargs):
-        if self.membership.limited_to_id is not None:
-            raise PermissionDenied("This page covers the whole account; your access is limited "
-                                   "to part of it.")
-        return super().dispatch(request, *args, **kwargs)
-
-    def get_context_data(self, **kwargs):
-        context = super().get_context_data(**kwargs)
-        context["can_edit"] = self.membership.can_edit
         return context
 
 
@@ -82,7 +60,6 @@ class QnaDeleteConfirmView(BusinessTabMixin, TemplateView):
     """Asks before deleting; only managers get here, so viewers see no such control."""
 
     template_name = "listings/qna_delete_confirm.html"
-    read_role = Role.MANAGER
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
@@ -103,7 +80,7 @@ class QnaDeleteConfirmView(BusinessTabMixin, TemplateView):
 
 # -- custom fields ------------------------------------------------------------------------------
 
-class CustomFieldListView(TenantViewMixin, AccountWideMixin, TemplateView):
+class CustomFieldListView(TenantViewMixin, TemplateView):
     template_name = "listings/custom_fields.html"
 
     def get_context_data(self, form=None, **kwargs):
@@ -111,7 +88,7 @@ class CustomFieldListView(TenantViewMixin, AccountWideMixin, TemplateView):
         context["fields"] = selectors.custom_field_list(tenant=self.tenant)
         context["changes"] = selectors.outbox_entry_list(
             tenant=self.tenant, kinds=[Kind.CUSTOM_FIELD_CREATE])[:RECENT_CHANGES]
-        if self.membership.can_edit:
+        if self.may_change:
             context["form"] = form or self._form_to_fix() or CustomFieldForm(tenant=self.tenant)
         return context
 
@@ -160,7 +137,7 @@ class CustomFieldListView(TenantViewMixin, AccountWideMixin, TemplateView):
 
 # -- AI search ----------------------------------------------------------------------------------
 
-class AiSearchView(TenantViewMixin, AccountWideMixin, TemplateView):
+class AiSearchView(TenantViewMixin, TemplateView):
     template_name = "listings/ai_search.html"
 
     def get_context_data(self, **kwargs):
@@ -180,7 +157,7 @@ class AiSearchView(TenantViewMixin, AccountWideMixin, TemplateView):
 
 # -- webhooks -----------------------------------------------------------------------------------
 
-class SubscriptionListView(TenantViewMixin, AccountWideMixin, TemplateView):
+class SubscriptionListView(TenantViewMixin, TemplateView):
     template_name = "listings/subscriptions.html"
 
     def get_context_data(self, form=None, **kwargs):
@@ -189,7 +166,7 @@ class SubscriptionListView(TenantViewMixin, AccountWideMixin, TemplateView):
         context["removals_open"] = selectors.subscription_removals_open(tenant=self.tenant)
         context["changes"] = selectors.outbox_entry_list(
             tenant=self.tenant, kinds=[Kind.SUBSCRIBE, Kind.UNSUBSCRIBE])[:RECENT_CHANGES]
-        if self.membership.can_edit:
+        if self.may_change:
             context["form"] = form or SubscriptionForm()
         return context
 
@@ -207,9 +184,8 @@ class SubscriptionListView(TenantViewMixin, AccountWideMixin, TemplateView):
         return redirect("subscription_list", slug=self.tenant.slug)
 
 
-class SubscriptionDeleteConfirmView(TenantViewMixin, AccountWideMixin, TemplateView):
+class SubscriptionDeleteConfirmView(TenantViewMixin, TemplateView):
     template_name = "listings/subscription_delete_confirm.html"
-    read_role = Role.MANAGER
 
     def get_subscription(self):
         subscription = selectors.subscription_get(tenant=self.tenant,

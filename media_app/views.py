@@ -34,7 +34,7 @@ class BusinessMediaView(BusinessTabMixin, TemplateView):
             GALLERY_PAGE_SIZE)
         context["filtered"] = any(chosen.values())
         context["uploads"] = selectors.media_upload_list(tenant=self.tenant, business=business)
-        if self.membership.can_edit:
+        if self.may_change:
             context["form"] = form or MediaAddForm(auto_id="add_%s")
         return context
 

@@ -1,38 +1,34 @@
-"""Base views shared by every app: the tenant entry point and role checks."""
+"""Base views shared by every app: the tenant entry point, which asks the access policy."""
 
 from __future__ import annotations
 
 from django.contrib.auth.mixins import LoginRequiredMixin
-from django.core.exceptions import PermissionDenied
 
-from accounts.models import Role
+from accounts import access
 from accounts.selectors import membership_for_entry
 from portal.tenancy import tenant_scope
 
-SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+SAFE_METHODS = access.SAFE_METHODS
 
 
 class TenantViewMixin(LoginRequiredMixin):
     """Resolves `/t/<slug>/` to the member's reseller and runs the view inside its scope.
 
-    Non-members get 404, like a reseller that does not exist. Reading needs `read_role`;
-    any other method needs `write_role` (managers by default), else 403.
+    Non-members get 404, like a reseller that does not exist. What a member may do on the page
+    is decided by `accounts.access` from the page's URL name (403 with the reason otherwise).
     """
-
-    read_role: str = Role.VIEWER
-    write_role: str = Role.MANAGER
 
     def dispatch(self, request, *args, **kwargs):
         if not request.user.is_authenticated:
             return self.handle_no_permission()
         membership = membership_for_entry(user=request.user, slug=kwargs["slug"])
-        required = self.read_role if request.method in SAFE_METHODS else self.write_role
-        if not membership.has_role(required):
-            raise PermissionDenied("Your role does not allow this.")
         request.tenant = membership.reseller
         request.membership = membership
         self.tenant = membership.reseller
         self.membership = membership
+        self.url_name = request.resolver_match.url_name
+        access.check(name=self.url_name, method=request.method, role=membership.role,
+                     limited=membership.limited_to_id is not None)
         with tenant_scope(membership.reseller):
             response = super().dispatch(request, *args, **kwargs)
             # Template responses render lazily; render inside the scope so templates that
@@ -40,3 +36,13 @@ class TenantViewMixin(LoginRequiredMixin):
             if hasattr(response, "render") and callable(response.render):
                 response.render()
             return response
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["can_edit"] = self.may_change
+        return context
+
+    @property
+    def may_change(self) -> bool:
+        """Whether the member may change things through this page (its buttons and forms)."""
+        return access.allows(self.membership, self.url_name, write=True)

@@ -13,7 +13,7 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.generic import TemplateView
 
-from listings.views import AccountWideMixin, BusinessTabMixin, paginate
+from listings.views import BusinessTabMixin, paginate
 from portal.charts import PALETTE, Segment, bar_chart
 from portal.views import TenantViewMixin
 from reviews_app import selectors, services
@@ -64,7 +64,7 @@ class BusinessReviewsView(BusinessTabMixin, TemplateView):
 
 # -- competitor metrics -------------------------------------------------------------------------
 
-class CompetitorMetricsView(TenantViewMixin, AccountWideMixin, TemplateView):
+class CompetitorMetricsView(TenantViewMixin, TemplateView):
     template_name = "reviews_app/competitor_metrics.html"
 
     def get_context_data(self, **kwargs):
@@ -127,7 +127,7 @@ METRICS = {
 }
 
 
-class CompetitiveRankingView(TenantViewMixin, AccountWideMixin, TemplateView):
+class CompetitiveRankingView(TenantViewMixin, TemplateView):
     template_name = "reviews_app/competitive_ranking.html"
 
     def get_context_data(self, **kwargs):
@@ -213,14 +213,14 @@ def answer_views(answers: list[Any]) -> list[AnswerView]:
     return views
 
 
-class SurveyResponsesView(TenantViewMixin, AccountWideMixin, TemplateView):
+class SurveyResponsesView(TenantViewMixin, TemplateView):
     template_name = "reviews_app/survey_responses.html"
 
     def get_context_data(self, add_form=None, **kwargs):
         context = super().get_context_data(**kwargs)
         surveys = list(selectors.survey_list(tenant=self.tenant))
         context["surveys"] = surveys
-        if self.membership.can_edit:
+        if self.may_change:
             context["add_form"] = add_form or SurveyAddForm(existing=set())
         form = SurveyFilterForm(self.request.GET, surveys=surveys)
         context["filters"] = form
@@ -255,7 +255,7 @@ class SurveyResponsesView(TenantViewMixin, AccountWideMixin, TemplateView):
                         f"?survey={survey.remote_id}")
 
 
-class SurveyResponseDetailView(TenantViewMixin, AccountWideMixin, TemplateView):
+class SurveyResponseDetailView(TenantViewMixin, TemplateView):
     template_name = "reviews_app/survey_response_detail.html"
 
     def get_context_data(self, **kwargs):

@@ -24,7 +24,6 @@ from accounts.api.serializers import (
     SyncStartSerializer,
 )
 from accounts.filtersets import BusinessFilterSet
-from accounts.models import Role
 from accounts.selectors import (
     business_get,
     business_list,
@@ -250,8 +249,6 @@ class SyncRunDetail(TenantAPIMixin, generics.RetrieveAPIView):
                           403: ERRORS[403]})
 class AuditEventList(TenantAPIMixin, generics.ListAPIView):
     serializer_class = AuditEventSerializer
-    read_role = Role.OWNER
-    write_role = Role.OWNER
 
     def get_tenant_queryset(self):
         filters = AuditFilterSerializer(data=self.request.query_params)

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from events import selectors, services
 from events.api.serializers import EventReceiverSerializer, ProviderEventSerializer
 from events.filtersets import ProviderEventFilterSet
-from portal.api.base import AccountWideMixin, TenantAPIMixin
+from portal.api.base import TenantAPIMixin
 from portal.api.errors import ApiErrorSerializer
 
 PK = OpenApiParameter("id", int, OpenApiParameter.PATH, description="The id of the event.")
@@ -21,13 +21,9 @@ class Unavailable(APIException):
     default_code = "unavailable"
 
 
-class AccountWideAPIMixin(AccountWideMixin, TenantAPIMixin):
-    pass
-
-
 @extend_schema(tags=["events"], summary="Events the provider delivered, newest first",
                description="Each distinct delivery once; `deliveries` counts its copies.")
-class ProviderEventList(AccountWideAPIMixin, generics.ListAPIView):
+class ProviderEventList(TenantAPIMixin, generics.ListAPIView):
     serializer_class = ProviderEventSerializer
     filter_backends = [DjangoFilterBackend]
     filterset_class = ProviderEventFilterSet
@@ -38,7 +34,7 @@ class ProviderEventList(AccountWideAPIMixin, generics.ListAPIView):
 
 @extend_schema(tags=["events"], summary="One event and what the portal did with it",
                parameters=[PK])
-class ProviderEventDetail(AccountWideAPIMixin, generics.RetrieveAPIView):
+class ProviderEventDetail(TenantAPIMixin, generics.RetrieveAPIView):
     serializer_class = ProviderEventSerializer
 
     def get_object(self):
@@ -48,7 +44,7 @@ class ProviderEventDetail(AccountWideAPIMixin, generics.RetrieveAPIView):
         return event
 
 
-class EventReceiverView(AccountWideAPIMixin, generics.GenericAPIView):
+class EventReceiverView(TenantAPIMixin, generics.GenericAPIView):
     serializer_class = EventReceiverSerializer
     pagination_class = None
 

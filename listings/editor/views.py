@@ -75,7 +75,7 @@ class ListingEditView(BusinessMixin, TemplateView):
 
     @property
     def editable(self) -> bool:
-        return self.membership.can_edit and self.get_business().is_location
+        return self.may_change and self.get_business().is_location
 
     def get(self, request, *args, **kwargs):
         self.load()

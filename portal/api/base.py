@@ -1,5 +1,5 @@
-"""The base of every tenant API view: the tenant from the URL, its scope, roles, pagination,
-throttling per token and idempotent creates."""
+"""The base of every tenant API view: the tenant from the URL, its scope, the access policy,
+pagination, throttling per token and idempotent creates."""
 
 from __future__ import annotations
 
@@ -8,25 +8,34 @@ import json
 
 from django.db import IntegrityError, transaction
 from django.http import Http404
-from rest_framework import exceptions, pagination, permissions, throttling
+from rest_framework import pagination, permissions, throttling
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
-from accounts.models import ROLE_RANK, IdempotencyRecord, Role
+from accounts import access
+from accounts.models import IdempotencyRecord
 from accounts.selectors import membership_for_entry
 from accounts.tokens import effective_role
 from portal.tenancy import enter_tenant_scope, exit_tenant_scope
-from portal.views import SAFE_METHODS
 
 
-class TenantRolePermission(permissions.BasePermission):
-    """Reading needs the view's `read_role`, anything else its `write_role`."""
+class PolicyPermission(permissions.BasePermission):
+    """Asks the access policy (`accounts.access`) about the operation's URL name, with the
+    lower of the member's and the token's role."""
 
     message = "Your role does not allow this."
 
     def has_permission(self, request, view):
-        required = view.read_role if request.method in SAFE_METHODS else view.write_role
-        return ROLE_RANK[Role(view.role)] >= ROLE_RANK[Role(required)]
+        membership = getattr(view, "membership", None)
+        if membership is None:
+            return False
+        reason = access.refusal(name=getattr(request.resolver_match, "url_name", None) or "",
+                                method=request.method, role=view.role,
+                                limited=membership.limited_to_id is not None)
+        if reason is not None:
+            self.message = reason
+            return False
+        return True
 
 
 class TokenRateThrottle(throttling.SimpleRateThrottle):
@@ -45,16 +54,6 @@ class LimitOffset(pagination.LimitOffsetPagination):
     max_limit = 500
 
 
-class AccountWideMixin:
-    """Figures about the whole account: refused to members limited to a subtree."""
-
-    def check_permissions(self, request):
-        super().check_permissions(request)
-        if getattr(self, "membership", None) and self.membership.limited_to_id is not None:
-            raise exceptions.PermissionDenied("This covers the whole account; your access is "
-                                              "limited to part of it.")
-
-
 class TenantAPIMixin:
     """Resolves `/api/v1/t/<slug>/`: non-members and tokens of another reseller get 404.
 
@@ -62,9 +61,7 @@ class TenantAPIMixin:
     the token's), and runs the view inside the tenant scope.
     """
 
-    read_role: str = Role.VIEWER
-    write_role: str = Role.MANAGER
-    permission_classes = [permissions.IsAuthenticated, TenantRolePermission]
+    permission_classes = [permissions.IsAuthenticated, PolicyPermission]
     throttle_classes = [TokenRateThrottle]
     pagination_class = LimitOffset
 

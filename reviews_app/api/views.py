@@ -9,7 +9,7 @@ from rest_framework.response import Response
 
 from accounts.selectors import business_get
 from media_app.api.views import ERRORS, IDEMPOTENCY_KEY
-from portal.api.base import AccountWideMixin, IdempotentCreateMixin, TenantAPIMixin
+from portal.api.base import IdempotentCreateMixin, TenantAPIMixin
 from portal.api.errors import ApiErrorSerializer, ProviderRejected
 from provider.errors import NotFound, Rejected
 from reviews_app import selectors, services
@@ -76,7 +76,7 @@ class ReviewCountView(TenantAPIMixin, generics.GenericAPIView):
 @extend_schema(tags=["reviews"], summary="Competitor metrics",
                parameters=[CompetitorMetricQuerySerializer],
                responses={200: CompetitorMetricSerializer(many=True), **LIST_ERRORS})
-class CompetitorMetricList(AccountWideMixin, TenantAPIMixin, generics.ListAPIView):
+class CompetitorMetricList(TenantAPIMixin, generics.ListAPIView):
     serializer_class = CompetitorMetricSerializer
     filter_backends: list = []
 
@@ -91,7 +91,7 @@ class CompetitorMetricList(AccountWideMixin, TenantAPIMixin, generics.ListAPIVie
 
 @extend_schema(tags=["reviews"], summary="The account's competitive ranking",
                responses={200: CompetitiveRankingSerializer, **READ_ERRORS})
-class CompetitiveRankingView(AccountWideMixin, TenantAPIMixin, generics.RetrieveAPIView):
+class CompetitiveRankingView(TenantAPIMixin, generics.RetrieveAPIView):
     serializer_class = CompetitiveRankingSerializer
     filter_backends: list = []
 
@@ -103,7 +103,7 @@ class CompetitiveRankingView(AccountWideMixin, TenantAPIMixin, generics.Retrieve
 
 
 @extend_schema(tags=["reviews"])
-class SurveyListView(IdempotentCreateMixin, AccountWideMixin, TenantAPIMixin,
+class SurveyListView(IdempotentCreateMixin, TenantAPIMixin,
                      generics.ListCreateAPIView):
     """The surveys whose responses are mirrored (the provider cannot list surveys)."""
 
@@ -144,7 +144,7 @@ class SurveyListView(IdempotentCreateMixin, AccountWideMixin, TenantAPIMixin,
 @extend_schema(tags=["reviews"], summary="Responses to a survey, newest first",
                parameters=[SurveyResponseQuerySerializer],
                responses={200: SurveyResponseSerializer(many=True), **LIST_ERRORS})
-class SurveyResponseList(AccountWideMixin, TenantAPIMixin, generics.ListAPIView):
+class SurveyResponseList(TenantAPIMixin, generics.ListAPIView):
     serializer_class = SurveyResponseSerializer
     filter_backends: list = []
 
@@ -161,7 +161,7 @@ class SurveyResponseList(AccountWideMixin, TenantAPIMixin, generics.ListAPIView)
 
 @extend_schema(tags=["reviews"], summary="One survey response with all its answers",
                responses={200: SurveyResponseDetailSerializer, **READ_ERRORS})
-class SurveyResponseDetail(AccountWideMixin, TenantAPIMixin, generics.RetrieveAPIView):
+class SurveyResponseDetail(TenantAPIMixin, generics.RetrieveAPIView):
     serializer_class = SurveyResponseDetailSerializer
     filter_backends: list = []
 
