@@ -29,6 +29,10 @@ from accounts.models import ROLE_RANK, Membership, Role
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
+class AccessRefused(PermissionDenied):
+    """A refusal whose message is written for the member, so the 403 page shows it."""
+
+
 class Scope(StrEnum):
     ACCOUNT = "account"
     SUBTREE = "subtree"
@@ -163,7 +167,7 @@ def check(*, name: str, method: str, role: str, limited: bool) -> None:
     """Raise PermissionDenied (a 403 with the reason) unless the policy allows the call."""
     reason = refusal(name=name, method=method, role=role, limited=limited)
     if reason is not None:
-        raise PermissionDenied(reason)
+        raise AccessRefused(reason)
 
 
 def allows(membership: Membership | None, name: str, *, write: bool = False) -> bool:

@@ -8,7 +8,7 @@ from django.conf import settings
 
 from accounts.credentials import CredentialError
 from accounts.models import Reseller
-from portal.outbound import UnsafeURL, check_provider_base_url
+from portal.outbound import UnsafeURL, check_provider_base_url, url_origin
 from provider import (
     AuthError,
     FileRateLimiter,
@@ -30,15 +30,30 @@ def shared_rate_limiter() -> RateLimiter:
     return FileRateLimiter(settings.DATA_DIR / "ratelimit")
 
 
+class KeyBoundElsewhere(CredentialError):
+    """The stored key was entered for another address than the current base URL."""
+
+
+KEY_BOUND_ELSEWHERE = ("The API key was entered for another provider address than the current "
+                       "base URL; an owner must enter the key again in Settings.")
+
+
 def provider_client(*, tenant: Reseller, **options) -> ProviderClient:
     """A client with the reseller's decrypted key and its share of the provider's rate limit.
 
-    Raises CredentialError when the key cannot be decrypted and UnsafeURL when the base URL
-    may not be called; never falls back to another key.
+    Raises CredentialError when the key cannot be decrypted or was entered for another origin
+    than the base URL's, and UnsafeURL when the base URL may not be called; never falls back to
+    another key.
     """
+    base_url = check_provider_base_url(tenant.provider_base_url)
+    api_key = tenant.api_key()
+    # Whatever changed the base URL (admin, a bug, a raw update), the key goes only to the
+    # address it was entered with: a new address must be given the key again.
+    if not tenant.api_key_origin or url_origin(base_url) != tenant.api_key_origin:
+        raise KeyBoundElsewhere(KEY_BOUND_ELSEWHERE)
     return ProviderClient(
-        check_provider_base_url(tenant.provider_base_url),
-        tenant.api_key(),
+        base_url,
+        api_key,
         rate_limiter=shared_rate_limiter(),
         rate_limit_key=f"reseller-{tenant.pk}-{tenant.api_key_fingerprint}",
         rate_limit=(tenant.rate_limit_count, tenant.rate_limit_seconds),
@@ -52,6 +67,8 @@ def provider_client(*, tenant: Reseller, **options) -> ProviderClient:
 def provider_error_message(exc: Exception) -> str:
     """What a user reads when a provider call failed: what happened and what to do (never a
     key or a stack trace)."""
+    if isinstance(exc, KeyBoundElsewhere):
+        return str(exc)
     if isinstance(exc, CredentialError):
         return "This reseller has no usable API key; an owner must enter one in Settings."
     if isinstance(exc, UnsafeURL):

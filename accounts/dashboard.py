@@ -9,11 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db.models import Count
+from django.db.models import Count, QuerySet
 from django.utils.safestring import SafeString
 
 from accounts.models import Business, Membership, Reseller, SyncRun
 from accounts.selectors import business_list, listing_health, listing_health_of_account
+from accounts.settings_selectors import sync_run_list
 from portal.charts import PALETTE, Segment, bar_chart, donut
 from reviews_app.models import ReviewCount
 
@@ -105,18 +106,41 @@ class Dashboard:
         return bar_chart(segments, title="Reviews by rating", label_width=60)
 
 
-def _reviews(*, tenant: Reseller, membership: Membership | None) -> Reviews | None:
-    """The account's review counts; a member limited to a subtree gets their subtree's root's
-    counts when the provider gave some, never the whole account's."""
+def _reviews(*, tenant: Reseller, membership: Membership | None,
+             visible: QuerySet[Business]) -> Reviews | None:
+    """The account's review counts. A member limited to a subtree gets their subtree root's
+    counts when the provider gave some, else the sum of their locations' counts; never the
+    whole account's."""
     limited_to = membership.limited_to if membership is not None else None
     remote_id = limited_to.remote_id if limited_to is not None else tenant.account_number
-    row = ReviewCount.objects.filter(reseller=tenant, remote_id=remote_id,
-                                     removed_at__isnull=True).first()
-    if row is None:
+    live = ReviewCount.objects.filter(reseller=tenant, removed_at__isnull=True)
+    row = live.filter(remote_id=remote_id).first()
+    if row is not None:
+        return Reviews(review_count=row.review_count, average_rating=row.average_rating,
+                       count_by_rating=dict(row.count_by_rating or {}),
+                       last_seen_at=row.last_seen_at)
+    if limited_to is None:
         return None
-    return Reviews(review_count=row.review_count, average_rating=row.average_rating,
-                   count_by_rating=dict(row.count_by_rating or {}),
-                   last_seen_at=row.last_seen_at)
+    return _reviews_summed(live.filter(
+        remote_id__in=visible.filter(type=Business.Type.BUSINESS).values("remote_id")))
+
+
+def _reviews_summed(rows: QuerySet[ReviewCount]) -> Reviews | None:
+    """The counts of many locations added up; the average is over the rated reviews."""
+    total, by_rating, last_seen = 0, {}, None
+    for count, ratings, seen_at in rows.values_list("review_count", "count_by_rating",
+                                                    "last_seen_at"):
+        total += count
+        for rating, n in (ratings or {}).items():
+            by_rating[str(rating)] = by_rating.get(str(rating), 0) + int(n)
+        last_seen = seen_at if last_seen is None or seen_at > last_seen else last_seen
+    if last_seen is None:
+        return None
+    rated = sum(by_rating.values())
+    weighted = sum(int(rating) * n for rating, n in by_rating.items() if rating.isdigit())
+    average = (Decimal(weighted) / rated).quantize(Decimal("0.01")) if rated else None
+    return Reviews(review_count=total, average_rating=average, count_by_rating=by_rating,
+                   last_seen_at=last_seen)
 
 
 def dashboard_summary(*, tenant: Reseller, membership: Membership | None) -> Dashboard:
@@ -142,8 +166,7 @@ def dashboard_summary(*, tenant: Reseller, membership: Membership | None) -> Das
         locations_by_status=by_status,
         health=(listing_health(locations=visible) if limited
                 else listing_health_of_account(tenant=tenant)),
-        reviews=_reviews(tenant=tenant, membership=membership),
-        sync_runs=list(SyncRun.objects.filter(reseller=tenant)
-                       .order_by("-created_at", "-id")[:SYNC_RUNS_SHOWN]),
+        reviews=_reviews(tenant=tenant, membership=membership, visible=visible),
+        sync_runs=list(sync_run_list(tenant=tenant, membership=membership)[:SYNC_RUNS_SHOWN]),
         needs_action=needs_action,
     )

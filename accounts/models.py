@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from accounts import credentials
 from portal.models import Mirrored
+from portal.outbound import url_origin
 from portal.tenancy import TenantOwned
 
 
@@ -85,6 +86,9 @@ class Reseller(models.Model):
     api_key_fingerprint = models.CharField(max_length=32, blank=True, editable=False)
     api_key_last4 = models.CharField(max_length=4, blank=True, editable=False)
     api_key_updated_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # The origin (scheme://host:port) of the base URL the key was entered with: the key is only
+    # ever sent there, so whoever can change the base URL cannot have the key sent elsewhere.
+    api_key_origin = models.CharField(max_length=500, blank=True, editable=False)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.ACTIVE)
     rate_limit_count = models.PositiveIntegerField(
         default=100, validators=[MinValueValidator(1)],
@@ -112,7 +116,11 @@ class Reseller(models.Model):
         return credentials.mask(self.api_key_last4)
 
     def set_api_key(self, plaintext: str) -> None:
-        """Encrypt and remember a new key; only its fingerprint and last 4 stay readable."""
+        """Encrypt and remember a new key; only its fingerprint and last 4 stay readable.
+
+        The key is bound to the origin of the current `provider_base_url`, so assign the URL
+        first. An unusable URL binds it to no origin, and then it is never sent anywhere.
+        """
         plaintext = plaintext.strip()
         if not plaintext:
             raise ValueError("The API key cannot be empty.")
@@ -120,6 +128,7 @@ class Reseller(models.Model):
         self.api_key_fingerprint = credentials.fingerprint(plaintext)
         self.api_key_last4 = plaintext[-4:]
         self.api_key_updated_at = timezone.now()
+        self.api_key_origin = url_origin(self.provider_base_url)
 
     def api_key(self) -> credentials.Secret:
         """The decrypted key, for building a provider client at the moment of use."""
@@ -157,17 +166,6 @@ class Membership(TenantOwned):
 
     def __str__(self) -> str:
         return f"{self.user} – {self.get_role_display()}"
-
-    def has_role(self, minimum: str) -> bool:
-        return ROLE_RANK[Role(self.role)] >= ROLE_RANK[Role(minimum)]
-
-    @property
-    def can_edit(self) -> bool:
-        return self.has_role(Role.MANAGER)
-
-    @property
-    def can_manage_settings(self) -> bool:
-        return self.has_role(Role.OWNER)
 
 
 class Business(Mirrored):

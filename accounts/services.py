@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
@@ -17,7 +18,7 @@ from accounts.models import AuditEvent, Business, HierarchyMapping, Membership, 
 from listings.mirroring import status_reports_mirror
 from listings.models import ListingStatusReport
 from portal.models import OutboxEntry
-from portal.outbound import UnsafeURL
+from portal.outbound import UnsafeURL, url_origin
 from provider import AuthError, ProviderError, RateLimited, Transient
 
 logger = logging.getLogger(__name__)
@@ -107,6 +108,13 @@ def reseller_create_or_update(
         reseller.set_api_key(api_key)
         reseller.status = Reseller.Status.ACTIVE
         key_changed = True
+    elif reseller.has_api_key and url_origin(provider_base_url) != reseller.api_key_origin:
+        # The stored key is only sent to the address it was entered with: a new address needs
+        # it again (the same key again binds it there, as a demo restarted on another port).
+        if not api_key:
+            raise ValidationError({"api_key": "Enter the API key again: the stored key is only "
+                                              "sent to the address it was entered with."})
+        reseller.set_api_key(api_key)
     reseller.full_clean()
     reseller.save()
     changed = [f for f in RESELLER_EDITABLE_FIELDS if before[f] != getattr(reseller, f)]
@@ -126,7 +134,7 @@ def reseller_set_api_key(*, tenant: Reseller, actor: User | None, api_key: str) 
     tenant.set_api_key(api_key)
     tenant.status = Reseller.Status.ACTIVE
     tenant.save(update_fields=["api_key_encrypted", "api_key_fingerprint", "api_key_last4",
-                               "api_key_updated_at", "status", "updated_at"])
+                               "api_key_updated_at", "api_key_origin", "status", "updated_at"])
     audit_record(tenant=tenant, actor=actor, action="reseller.api_key_replaced", obj=tenant,
                  summary={"key": tenant.api_key_masked})
     return tenant

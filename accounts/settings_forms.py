@@ -6,7 +6,7 @@ from __future__ import annotations
 from django import forms
 from django.core.exceptions import ValidationError
 
-from accounts import syncing
+from accounts import access, syncing
 from accounts.models import Membership, Reseller, Role
 from accounts.settings_selectors import limit_business_get
 from portal.outbound import UnsafeURL, check_provider_base_url
@@ -31,20 +31,29 @@ def resource_label(resource: str) -> str:
 
 
 class SyncStartForm(forms.Form):
+    """Offers only what the access policy lets this member sync (a member limited to a subtree
+    cannot fetch what covers the whole account)."""
+
     resources = forms.MultipleChoiceField(
         label="What to sync",
-        choices=[(r, resource_label(r)) for r in syncing.RESOURCES],
         widget=forms.CheckboxSelectMultiple,
-        initial=list(syncing.RESOURCES),
         error_messages={"required": "Choose at least one thing to sync."},
     )
+
+    def __init__(self, *args, membership: Membership | None, **kwargs):
+        super().__init__(*args, **kwargs)
+        allowed = access.sync_resources_allowed(membership)
+        field = self.fields["resources"]
+        field.choices = [(r, resource_label(r)) for r in syncing.RESOURCES if r in allowed]
+        field.initial = [r for r in syncing.RESOURCES if r in allowed]
 
 
 class ConnectionForm(forms.Form):
     provider_base_url = forms.URLField(
         label="Provider base URL", max_length=500, assume_scheme="https",
         help_text="The address of the provider's API, e.g. https://api.example.com. "
-                  "It must use https.",
+                  "It must use https. Moving it to another host or port needs the API key "
+                  "entered again with it.",
     )
     account_number = forms.IntegerField(
         label="Account number", min_value=1, max_value=MAX_BIGINT,
@@ -54,8 +63,10 @@ class ConnectionForm(forms.Form):
         label="API key", required=False, max_length=500, strip=True,
         widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off",
                                                               "spellcheck": "false"}),
-        help_text="Leave empty to keep the stored key. A key entered here is stored encrypted "
-                  "and is never shown again.",
+        help_text="Leave empty to keep the stored key, as long as the base URL keeps its "
+                  "scheme, host and port: the stored key is only sent to the address it was "
+                  "entered with. A key entered here is stored encrypted and is never shown "
+                  "again.",
     )
     rate_limit_count = forms.IntegerField(
         label="Requests allowed", min_value=1, max_value=1_000_000,
@@ -111,6 +122,19 @@ class _LimitMixin(forms.Form):
         self.tenant = tenant
         self.actor_membership = actor_membership
         super().__init__(*args, **kwargs)
+        root = getattr(actor_membership, "limited_to", None)
+        if root is not None:
+            # A limit can never be widened from inside it: a limited owner's members are
+            # limited too, to the owner's subtree or part of it.
+            field = self.fields["limited_to"]
+            field.required = True
+            field.error_messages["required"] = (
+                f"Your access is limited to {root.name}, so choose it ({root.remote_id}) or a "
+                "business under it.")
+            field.help_text = (f"The member then sees only this business and everything under "
+                               f"it. It must be {root.name} ({root.remote_id}) or a business "
+                               "under it.")
+            self.initial.setdefault("limited_to", root.remote_id)
 
     def clean_limited_to(self):
         remote_id = self.cleaned_data.get("limited_to")

@@ -14,28 +14,40 @@ from accounts.selectors import business_list
 LIMIT_SUGGESTIONS = 500
 
 
-def sync_run_list(*, tenant: Reseller) -> QuerySet[SyncRun]:
-    """Newest first, with who started each run (one query per page, whatever the rows)."""
-    return (SyncRun.objects.filter(reseller=tenant)
-            .select_related("created_by", "scope")
-            .order_by("-created_at", "-id"))
+def sync_run_list(*, tenant: Reseller, membership: Membership | None = None
+                  ) -> QuerySet[SyncRun]:
+    """Newest first, with who started each run (one query per page, whatever the rows).
+
+    A member limited to a subtree sees only the runs limited to that subtree (theirs and those
+    of the members who share their client), never a run of the whole account."""
+    queryset = SyncRun.objects.filter(reseller=tenant)
+    if membership is not None and membership.limited_to_id is not None:
+        queryset = queryset.filter(scope__tree_path__startswith=membership.limited_to.tree_path)
+    return queryset.select_related("created_by", "scope").order_by("-created_at", "-id")
 
 
-def sync_run_get(*, tenant: Reseller, pk: int) -> SyncRun:
-    run = sync_run_list(tenant=tenant).filter(pk=pk).first()
+def sync_run_get(*, tenant: Reseller, pk: int, membership: Membership | None = None) -> SyncRun:
+    run = sync_run_list(tenant=tenant, membership=membership).filter(pk=pk).first()
     if run is None:
         raise Http404("No such sync run.")
     return run
 
 
-def member_list(*, tenant: Reseller) -> QuerySet[Membership]:
-    return (Membership.objects.filter(reseller=tenant)
-            .select_related("user", "limited_to")
-            .order_by("user__email"))
+def member_list(*, tenant: Reseller, membership: Membership | None = None
+                ) -> QuerySet[Membership]:
+    """The members the acting `membership` may see and manage: everyone for a member without a
+    limit (or support staff, None); for a limited owner, the members limited to their own
+    subtree, themselves included, and nobody who sees more than they do."""
+    queryset = Membership.objects.filter(reseller=tenant)
+    if membership is not None and membership.limited_to_id is not None:
+        queryset = queryset.filter(
+            limited_to__tree_path__startswith=membership.limited_to.tree_path)
+    return queryset.select_related("user", "limited_to").order_by("user__email")
 
 
-def member_get(*, tenant: Reseller, pk: int) -> Membership:
-    membership = member_list(tenant=tenant).filter(pk=pk).first()
+def member_get(*, tenant: Reseller, pk: int, membership: Membership | None = None
+               ) -> Membership:
+    membership = member_list(tenant=tenant, membership=membership).filter(pk=pk).first()
     if membership is None:
         raise Http404("No such member.")
     return membership

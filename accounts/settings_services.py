@@ -15,10 +15,11 @@ from django.db import transaction
 from django.views.decorators.debug import sensitive_variables
 
 from accounts import credentials
-from accounts.clients import provider_client
-from accounts.models import Business, Membership, Reseller, Role, User
+from accounts.access import AccessRefused
+from accounts.clients import KeyBoundElsewhere, provider_client
+from accounts.models import ApiToken, Business, Membership, Reseller, Role, User
 from accounts.services import audit_record, membership_set, user_create_or_update
-from portal.outbound import UnsafeURL, check_provider_base_url
+from portal.outbound import UnsafeURL, check_provider_base_url, url_origin
 from provider import AuthError, NotFound, ProviderError, RateLimited, Rejected, Transient
 
 CONNECTION_FIELDS = ("provider_base_url", "account_number", "rate_limit_count",
@@ -26,6 +27,26 @@ CONNECTION_FIELDS = ("provider_base_url", "account_number", "rate_limit_count",
 
 
 # -- the provider connection -----------------------------------------------------------------
+
+
+KEY_AGAIN_MESSAGE = ("Enter the API key again: the stored key is only sent to the address it was "
+                     "entered with.")
+
+
+@sensitive_variables("api_key")
+def _require_key_for_new_origin(*, reseller: Reseller, provider_base_url: str,
+                                api_key: str) -> None:
+    """A base URL on another origin than the stored key's needs the key typed again.
+
+    Otherwise whoever may edit the connection could point it at a host of their own and have
+    the next call deliver the stored key there. Only scheme, host and port count, normalised,
+    so a changed path, trailing slash or letter case is not a new address.
+    """
+    if api_key or not reseller.has_api_key:
+        return
+    if url_origin(provider_base_url) != reseller.api_key_origin:
+        raise ValidationError({"api_key": ValidationError(KEY_AGAIN_MESSAGE,
+                                                          code="key_required")})
 
 
 @sensitive_variables("api_key")
@@ -40,7 +61,9 @@ def reseller_connection_update(
     rate_limit_seconds: int,
     api_key: str = "",
 ) -> list[str]:
-    """Save the connection settings; an empty `api_key` keeps the stored key.
+    """Save the connection settings; an empty `api_key` keeps the stored key, but only as long
+    as the base URL stays on the origin the key was entered with (ValidationError on "api_key"
+    otherwise).
 
     Returns the names of the fields that changed ("api_key" among them when the key was
     replaced). A replaced key clears a "key rejected" flag: the rejection was of the old key.
@@ -50,18 +73,23 @@ def reseller_connection_update(
     except UnsafeURL as exc:
         raise ValidationError({"provider_base_url": str(exc)}) from exc
     reseller = Reseller.objects.select_for_update().get(pk=tenant.pk)
+    api_key = (api_key or "").strip()
+    _require_key_for_new_origin(reseller=reseller, provider_base_url=provider_base_url,
+                                api_key=api_key)
     before = {name: getattr(reseller, name) for name in CONNECTION_FIELDS}
     reseller.provider_base_url = provider_base_url
     reseller.account_number = account_number
     reseller.rate_limit_count = rate_limit_count
     reseller.rate_limit_seconds = rate_limit_seconds
-    api_key = (api_key or "").strip()
     key_changed = bool(api_key) and (credentials.fingerprint(api_key)
                                      != reseller.api_key_fingerprint)
-    if key_changed:
+    # The same key typed again with a new address: bind it to that address.
+    key_rebound = (bool(api_key) and not key_changed
+                   and url_origin(provider_base_url) != reseller.api_key_origin)
+    if key_changed or key_rebound:
         reseller.set_api_key(api_key)
-        if reseller.status == Reseller.Status.KEY_REJECTED:
-            reseller.status = Reseller.Status.ACTIVE
+    if key_changed and reseller.status == Reseller.Status.KEY_REJECTED:
+        reseller.status = Reseller.Status.ACTIVE
     reseller.full_clean(exclude=["slug", "name"])
     reseller.save()
     changed = [name for name in CONNECTION_FIELDS if before[name] != getattr(reseller, name)]
@@ -70,12 +98,14 @@ def reseller_connection_update(
         changed.append("api_key")
         summary = {"fields": changed, "key": reseller.api_key_masked,
                    "key_fingerprint": reseller.api_key_fingerprint}
+    if key_changed or key_rebound:
+        summary["key_origin"] = reseller.api_key_origin
     if changed:
         audit_record(tenant=reseller, actor=actor, action="reseller.connection_updated",
                      obj=reseller, summary=summary)
     # Keep the caller's instance (the request's tenant) in step with the row.
     for name in (*CONNECTION_FIELDS, "api_key_encrypted", "api_key_fingerprint", "api_key_last4",
-                 "api_key_updated_at", "status", "updated_at"):
+                 "api_key_updated_at", "api_key_origin", "status", "updated_at"):
         setattr(tenant, name, getattr(reseller, name))
     return changed
 
@@ -144,6 +174,8 @@ def reseller_connection_test(*, tenant: Reseller, actor: User | None) -> Connect
     try:
         secret = tenant.api_key().value
         client = provider_client(tenant=tenant)
+    except KeyBoundElsewhere as exc:
+        result = ConnectionTestResult(False, "key_bound_elsewhere", str(exc))
     except credentials.CredentialError as exc:
         result = ConnectionTestResult(
             False, "no_key" if not tenant.has_api_key else "credential_error",
@@ -178,27 +210,55 @@ def reseller_connection_test(*, tenant: Reseller, actor: User | None) -> Connect
 # -- members -----------------------------------------------------------------------------------
 
 
-LAST_OWNER_MESSAGE = ("{email} is the last owner of {tenant}. Make another member an owner "
-                      "first, so that someone can still manage the settings.")
+LAST_OWNER_MESSAGE = ("{email} is the last owner of {tenant} without a limit. Make another "
+                      "member an owner of the whole account first, so that someone can still "
+                      "manage the account's settings.")
+OUTSIDE_LIMIT_MESSAGE = ("Your access is limited to {root}, so the members you add or change "
+                         "must be limited to it or to a business under it.")
+
+
+def _is_unlimited_owner(role: str, limited_to: Business | None) -> bool:
+    return role == Role.OWNER and limited_to is None
 
 
 def _lock_and_check_owners(*, tenant: Reseller, membership: Membership,
                            losing_owner: bool) -> None:
     """Serialise member changes of the tenant (the reseller row is the lock) and refuse to
-    leave it without an owner."""
+    leave it without an owner of the whole account (a limited owner cannot manage the
+    account's settings)."""
     Reseller.objects.select_for_update().filter(pk=tenant.pk).first()
     if not losing_owner:
         return
     current = Membership.objects.filter(reseller=tenant, pk=membership.pk).values_list(
-        "role", flat=True).first()
-    if current != Role.OWNER:
+        "role", "limited_to_id").first()
+    if current is None or not _is_unlimited_owner(current[0], current[1]):
         return
-    others = (Membership.objects.filter(reseller=tenant, role=Role.OWNER)
+    others = (Membership.objects.filter(reseller=tenant, role=Role.OWNER,
+                                        limited_to__isnull=True)
               .exclude(pk=membership.pk).exists())
     if not others:
         raise ValidationError(LAST_OWNER_MESSAGE.format(email=membership.user.email,
                                                         tenant=tenant.name),
                               code="last_owner")
+
+
+def _inside(business: Business | None, root: Business) -> bool:
+    return business is not None and business.tree_path.startswith(root.tree_path)
+
+
+def _check_within_actor_limit(*, actor_membership: Membership | None,
+                              target: Membership | None, limited_to: Business | None,
+                              changing_limit: bool = True) -> None:
+    """A limit can never be widened from inside it: a member limited to a subtree may manage
+    only members limited inside that subtree, and may give no one a wider limit (or none)."""
+    if actor_membership is None or actor_membership.limited_to_id is None:
+        return
+    root = actor_membership.limited_to
+    message = OUTSIDE_LIMIT_MESSAGE.format(root=f"{root.name} ({root.remote_id})")
+    if target is not None and not _inside(target.limited_to, root):
+        raise AccessRefused(message)
+    if changing_limit and not _inside(limited_to, root):
+        raise ValidationError({"limited_to": message}, code="outside_limit")
 
 
 class _InvitationForm(PasswordResetForm):
@@ -237,10 +297,13 @@ def member_invite(
     limited_to: Business | None = None,
     domain: str,
     use_https: bool,
+    actor_membership: Membership | None = None,
 ) -> tuple[Membership, bool]:
     """Give the person with this email a role in the tenant, creating their user (with no
     usable password) when needed, and mail them. Returns the membership and whether the user
-    was created."""
+    was created. A limited actor may only invite inside their own subtree."""
+    _check_within_actor_limit(actor_membership=actor_membership, target=None,
+                              limited_to=limited_to)
     email = User.objects.normalize_email(email).strip().lower()
     with transaction.atomic():
         Reseller.objects.select_for_update().filter(pk=tenant.pk).first()
@@ -262,20 +325,34 @@ def member_invite(
 
 @transaction.atomic
 def member_update(*, tenant: Reseller, actor: User | None, membership: Membership, role: str,
-                  limited_to: Business | None) -> Membership:
-    """Change a member's role and subtree; the last owner cannot be demoted."""
+                  limited_to: Business | None,
+                  actor_membership: Membership | None = None) -> Membership:
+    """Change a member's role and subtree; the last owner of the whole account cannot be
+    demoted or limited, and a limited actor changes only members inside their subtree."""
+    _check_within_actor_limit(actor_membership=actor_membership, target=membership,
+                              limited_to=limited_to)
     _lock_and_check_owners(tenant=tenant, membership=membership,
-                           losing_owner=role != Role.OWNER)
+                           losing_owner=not _is_unlimited_owner(role, limited_to))
     return membership_set(tenant=tenant, actor=actor, user=membership.user, role=role,
                           limited_to=limited_to)
 
 
 @transaction.atomic
-def member_remove(*, tenant: Reseller, actor: User | None, membership: Membership) -> None:
-    """Take a member's access away (the user stays; they may belong to other resellers)."""
+def member_remove(*, tenant: Reseller, actor: User | None, membership: Membership,
+                  actor_membership: Membership | None = None) -> None:
+    """Take a member's access away (the user stays; they may belong to other resellers).
+
+    Their API tokens of this reseller are deleted with it: a token left behind would work again
+    the day the person is invited back.
+    """
+    _check_within_actor_limit(actor_membership=actor_membership, target=membership,
+                              limited_to=None, changing_limit=False)
     _lock_and_check_owners(tenant=tenant, membership=membership, losing_owner=True)
+    tokens = ApiToken.objects.filter(reseller=tenant, user=membership.user)
     summary = {"user": membership.user.email, "role": membership.role,
-               "limited_to": getattr(membership.limited_to, "remote_id", None)}
+               "limited_to": getattr(membership.limited_to, "remote_id", None),
+               "api_tokens_deleted": tokens.count()}
     audit_record(tenant=tenant, actor=actor, action="membership.removed", obj=membership,
                  summary=summary)
+    tokens.delete()
     Membership.objects.filter(reseller=tenant, pk=membership.pk).delete()

@@ -109,7 +109,7 @@ class MemberListView(TenantViewMixin, _MemberFormMixin, TemplateView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         context.update(self.limit_context())
-        context["members"] = member_list(tenant=self.tenant)
+        context["members"] = member_list(tenant=self.tenant, membership=self.membership)
         context["form"] = kwargs.get("form") or InviteForm(tenant=self.tenant,
                                                            actor_membership=self.membership)
         return context
@@ -121,15 +121,16 @@ class MemberListView(TenantViewMixin, _MemberFormMixin, TemplateView):
                 membership, created = member_invite(
                     tenant=self.tenant, actor=request.user, email=form.cleaned_data["email"],
                     role=form.cleaned_data["role"], limited_to=form.cleaned_data["limited_to"],
-                    domain=request.get_host(), use_https=request.is_secure())
+                    domain=request.get_host(), use_https=request.is_secure(),
+                    actor_membership=self.membership)
             except ValidationError as exc:
                 _add_errors(form, exc, "email")
             else:
-                what = ("an email to choose a password" if not membership.user.has_usable_password()
-                        else "an email with a link to this agency")
+                # The same words whether or not the address already had an account, so the
+                # page tells no one which addresses are known.
                 messages.success(request, f"Added {membership.user.email} as "
                                           f"{membership.get_role_display().lower()} and sent "
-                                          f"them {what}.")
+                                          "them an invitation email.")
                 return redirect("settings_members", slug=self.tenant.slug)
         return self.render_to_response(self.get_context_data(form=form), status=400)
 
@@ -140,26 +141,30 @@ class MemberEditView(TenantViewMixin, _MemberFormMixin, TemplateView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         context.update(self.limit_context())
-        member = kwargs.get("member") or member_get(tenant=self.tenant, pk=kwargs["pk"])
+        member = kwargs.get("member") or member_get(tenant=self.tenant, pk=kwargs["pk"],
+                                                    membership=self.membership)
         context["member"] = member
         context["form"] = kwargs.get("form") or MemberForm(
             tenant=self.tenant, actor_membership=self.membership, membership=member)
         return context
 
     def post(self, request, *args, **kwargs):
-        member = member_get(tenant=self.tenant, pk=kwargs["pk"])
+        member = member_get(tenant=self.tenant, pk=kwargs["pk"], membership=self.membership)
         form = MemberForm(request.POST, tenant=self.tenant, actor_membership=self.membership,
                           membership=member)
         if form.is_valid():
             try:
                 member_update(tenant=self.tenant, actor=request.user, membership=member,
                               role=form.cleaned_data["role"],
-                              limited_to=form.cleaned_data["limited_to"])
+                              limited_to=form.cleaned_data["limited_to"],
+                              actor_membership=self.membership)
             except ValidationError as exc:
                 _add_errors(form, exc, "role")
             else:
                 messages.success(request, f"Saved {member.user.email}'s access.")
-                if member.pk == self.membership.pk and form.cleaned_data["role"] != Role.OWNER:
+                if member.pk == self.membership.pk and (
+                        form.cleaned_data["role"] != Role.OWNER
+                        or form.cleaned_data["limited_to"] != self.membership.limited_to):
                     return redirect("tenant_home", slug=self.tenant.slug)
                 return redirect("settings_members", slug=self.tenant.slug)
         return self.render_to_response(
@@ -173,14 +178,15 @@ class MemberRemoveView(TenantViewMixin, TemplateView):
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        context["member"] = kwargs.get("member") or member_get(tenant=self.tenant,
-                                                               pk=kwargs["pk"])
+        context["member"] = kwargs.get("member") or member_get(
+            tenant=self.tenant, pk=kwargs["pk"], membership=self.membership)
         return context
 
     def post(self, request, *args, **kwargs):
-        member = member_get(tenant=self.tenant, pk=kwargs["pk"])
+        member = member_get(tenant=self.tenant, pk=kwargs["pk"], membership=self.membership)
         try:
-            member_remove(tenant=self.tenant, actor=request.user, membership=member)
+            member_remove(tenant=self.tenant, actor=request.user, membership=member,
+                          actor_membership=self.membership)
         except ValidationError as exc:
             return self.render_to_response(
                 self.get_context_data(member=member, error=" ".join(exc.messages), **kwargs),

@@ -119,21 +119,21 @@ class SyncRunListView(TenantViewMixin, TemplateView):
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        page_obj = Paginator(sync_run_list(tenant=self.tenant), PAGE_SIZE).get_page(
-            self.request.GET.get("page"))
+        runs = sync_run_list(tenant=self.tenant, membership=self.membership)
+        page_obj = Paginator(runs, PAGE_SIZE).get_page(self.request.GET.get("page"))
         for run in page_obj.object_list:
             decorate(run)
         context.update(
             page_obj=page_obj,
             runs=page_obj.object_list,
             can_start=self.may_change,
-            form=kwargs.get("form") or SyncStartForm(),
+            form=kwargs.get("form") or SyncStartForm(membership=self.membership),
             scope=self.membership.limited_to,
         )
         return context
 
     def post(self, request, *args, **kwargs):
-        form = SyncStartForm(request.POST)
+        form = SyncStartForm(request.POST, membership=self.membership)
         if not form.is_valid():
             return self.render_to_response(self.get_context_data(form=form), status=400)
         # A member limited to a subtree syncs only that subtree.
@@ -141,6 +141,11 @@ class SyncRunListView(TenantViewMixin, TemplateView):
                                   resources=form.cleaned_data["resources"],
                                   scope=self.membership.limited_to)
         url = reverse("sync_run_detail", args=[self.tenant.slug, run.pk])
+        if not created and not sync_run_list(tenant=self.tenant, membership=self.membership
+                                             ).filter(pk=run.pk).exists():
+            messages.warning(request, "A sync of the whole account that covers these resources "
+                                      "is running. Start yours again when it has finished.")
+            return redirect("sync_run_list", slug=self.tenant.slug)
         if created:
             messages.success(request, f"Sync {run.pk} started.")
         else:
@@ -157,7 +162,8 @@ class SyncRunDetailView(TenantViewMixin, TemplateView):
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        run = decorate(sync_run_get(tenant=self.tenant, pk=kwargs["pk"]))
+        run = decorate(sync_run_get(tenant=self.tenant, pk=kwargs["pk"],
+                                    membership=self.membership))
         payload = progress_payload(run)
         context.update(run=run, progress=payload, poll_interval=POLL_INTERVAL_MS)
         return context
@@ -167,7 +173,7 @@ class SyncRunProgressView(TenantViewMixin, View):
     """The small JSON document that the detail page polls."""
 
     def get(self, request, *args, **kwargs):
-        run = sync_run_get(tenant=self.tenant, pk=kwargs["pk"])
+        run = sync_run_get(tenant=self.tenant, pk=kwargs["pk"], membership=self.membership)
         response = JsonResponse(progress_payload(run))
         response["Cache-Control"] = "no-store"
         return response

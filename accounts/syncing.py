@@ -22,10 +22,12 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from accounts import access
 from accounts.clients import provider_client
 from accounts.credentials import CredentialError
 from accounts.mirroring import TreeNode, business_children_mirror, business_tree_mark_removed
@@ -81,12 +83,23 @@ class Dispatcher:
 # -- starting ----------------------------------------------------------------------------------
 
 
-def normalize_resources(resources: Iterable[str] | None) -> list[str]:
-    chosen = list(dict.fromkeys(resources or RESOURCES))
+def normalize_resources(resources: Iterable[str] | None, *,
+                        scope: Business | None = None) -> list[str]:
+    """The resources in their order; a run limited to a subtree (`scope`) gets only the
+    resources the access policy keeps within a subtree, and everything means all of those."""
+    allowed = [r for r in RESOURCES
+               if scope is None or access.SYNC_RESOURCE_SCOPE[r] is access.Scope.SUBTREE]
+    chosen = list(dict.fromkeys(resources or allowed))
     unknown = [r for r in chosen if r not in RESOURCES]
     if unknown:
         raise ValueError(f"Unknown resource(s): {', '.join(unknown)}. "
                          f"Choose from: {', '.join(RESOURCES)}.")
+    account_wide = [r for r in chosen if r not in allowed]
+    if account_wide:
+        raise ValidationError(
+            {"resources": f"{', '.join(account_wide)}: these cover the whole account, and a "
+                          f"sync limited to part of it cannot fetch them. "
+                          f"Choose from: {', '.join(allowed)}."}, code="account_wide")
     return [r for r in RESOURCES if r in chosen]
 
 
@@ -97,7 +110,7 @@ def sync_run_create(*, tenant: Reseller, actor: User | None, resources: Iterable
     One run per reseller and resource at a time: the reseller row is locked while checking so
     that two clicks cannot both start one.
     """
-    chosen = normalize_resources(resources)
+    chosen = normalize_resources(resources, scope=scope)
     stale_before = timezone.now() - timedelta(seconds=settings.SYNC_STALE_AFTER_SECONDS)
     with transaction.atomic():
         Reseller.objects.select_for_update().filter(pk=tenant.pk).first()
@@ -306,7 +319,7 @@ def sync_location_chunk(*, tenant: Reseller, run_id: int, attempt: int, first_pk
 
 
 def sync_account_resource(*, tenant: Reseller, run_id: int, attempt: int, resource: str) -> None:
-    run = SyncRun.objects.get(pk=run_id)
+    run = SyncRun.objects.select_related("scope").get(pk=run_id)
     if run.attempt != attempt or run.is_finished:
         return
     try:
@@ -316,7 +329,9 @@ def sync_account_resource(*, tenant: Reseller, run_id: int, attempt: int, resour
         return
     with client:
         try:
-            ACCOUNT_SYNCS[resource](tenant=tenant, client=client)
+            # A run limited to a subtree asks about its root (only subtree resources get here).
+            root = run.scope.remote_id if run.scope_id is not None else tenant.account_number
+            ACCOUNT_SYNCS[resource](tenant=tenant, client=client, business_number=root)
         except (AuthError, RateLimited, Transient) as exc:
             _add_traffic(run, client.stats)
             if isinstance(exc, AuthError):
@@ -338,24 +353,27 @@ def _report_window() -> tuple:
     return today - timedelta(days=settings.SYNC_REPORT_LOOKBACK_DAYS), today
 
 
-def _sync_ai_search(*, tenant: Reseller, client: ProviderClient) -> None:
+def _sync_ai_search(*, tenant: Reseller, client: ProviderClient,
+                    business_number: int) -> None:
     ai_search_configuration_mirror(
-        tenant=tenant, configuration=client.ai_search_configuration(tenant.account_number),
+        tenant=tenant, configuration=client.ai_search_configuration(business_number),
         seen_at=timezone.now())
 
 
-def _sync_review_counts(*, tenant: Reseller, client: ProviderClient) -> None:
+def _sync_review_counts(*, tenant: Reseller, client: ProviderClient,
+                        business_number: int) -> None:
     start, end = _report_window()
-    counts = client.review_count_by_rating(tenant.account_number, business_numbers=[],
+    counts = client.review_count_by_rating(business_number, business_numbers=[],
                                            source_aliases=[], from_date=start, to_date=end)
-    review_count_mirror(tenant=tenant, remote_id=tenant.account_number, counts=counts,
+    review_count_mirror(tenant=tenant, remote_id=business_number, counts=counts,
                         seen_at=timezone.now())
 
 
-def _sync_competitor_metrics(*, tenant: Reseller, client: ProviderClient) -> None:
+def _sync_competitor_metrics(*, tenant: Reseller, client: ProviderClient,
+                             business_number: int) -> None:
     start, end = _report_window()
     started_at = timezone.now()
-    pages = client.iter_competitor_review_metrics(tenant.account_number, from_date=start,
+    pages = client.iter_competitor_review_metrics(business_number, from_date=start,
                                                   to_date=end, page_size=100)
     for page in pages:
         competitor_metrics_mirror(tenant=tenant, page=page, seen_at=timezone.now())
@@ -363,18 +381,20 @@ def _sync_competitor_metrics(*, tenant: Reseller, client: ProviderClient) -> Non
         competitor_metrics_mark_removed(tenant=tenant, started_at=started_at)
 
 
-def _sync_competitive_ranking(*, tenant: Reseller, client: ProviderClient) -> None:
+def _sync_competitive_ranking(*, tenant: Reseller, client: ProviderClient,
+                              business_number: int) -> None:
     start, end = _report_window()
-    ranking = client.competitive_ranking(tenant.account_number, start_date=start, end_date=end,
+    ranking = client.competitive_ranking(business_number, start_date=start, end_date=end,
                                          review_sites=[])
     competitive_ranking_mirror(tenant=tenant, ranking=ranking, seen_at=timezone.now())
 
 
-def _sync_survey_responses(*, tenant: Reseller, client: ProviderClient) -> None:
+def _sync_survey_responses(*, tenant: Reseller, client: ProviderClient,
+                           business_number: int) -> None:
     start, end = _report_window()
     for survey in Survey.objects.filter(reseller=tenant):
         for page in client.iter_survey_responses(survey.remote_id,
-                                                 business_number=tenant.account_number,
+                                                 business_number=business_number,
                                                  start_date=start, end_date=end, size=100,
                                                  include_ticket_ids=True):
             survey_responses_mirror(tenant=tenant, survey=survey, page=page.responses,

@@ -10,7 +10,7 @@ from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from accounts.models import Reseller
+from accounts.models import Membership, Reseller
 from events.models import EventReceiver, ProviderEvent
 
 PROCESSING_STALE_SECONDS = 300
@@ -44,20 +44,37 @@ def event_receiver_authenticate(*, public_id: str, username: str,
     return receiver if (receiver and password_ok and user_ok) else None
 
 
-def provider_event_list(*, tenant: Reseller) -> QuerySet[ProviderEvent]:
+def _visible_events(*, tenant: Reseller,
+                    membership: Membership | None) -> QuerySet[ProviderEvent]:
+    """The tenant's events; for a member limited to a subtree, only those of its businesses
+    (an event about no known business is about the account, so it is not theirs)."""
+    queryset = ProviderEvent.objects.filter(reseller=tenant)
+    if membership is not None and membership.limited_to_id is not None:
+        queryset = queryset.filter(
+            business__tree_path__startswith=membership.limited_to.tree_path)
+    return queryset
+
+
+def provider_event_list(*, tenant: Reseller,
+                        membership: Membership | None = None) -> QuerySet[ProviderEvent]:
     """Newest first; `ProviderEventFilterSet` narrows it."""
-    return ProviderEvent.objects.filter(reseller=tenant).select_related("business").defer("body")
+    return (_visible_events(tenant=tenant, membership=membership)
+            .select_related("business").defer("body"))
 
 
-def provider_event_get(*, tenant: Reseller, pk: int) -> ProviderEvent | None:
-    return ProviderEvent.objects.filter(reseller=tenant, pk=pk).select_related("business").first()
+def provider_event_get(*, tenant: Reseller, pk: int,
+                       membership: Membership | None = None) -> ProviderEvent | None:
+    return (_visible_events(tenant=tenant, membership=membership).filter(pk=pk)
+            .select_related("business").first())
 
 
-def provider_event_daily_counts(*, tenant: Reseller, days: int = 14) -> list[dict]:
+def provider_event_daily_counts(*, tenant: Reseller, membership: Membership | None = None,
+                                days: int = 14) -> list[dict]:
     """Events received per day and name over the last `days` days, oldest first, zeros kept."""
     today = timezone.localdate()
     first = today - datetime.timedelta(days=days - 1)
-    rows = (ProviderEvent.objects.filter(reseller=tenant, received_at__date__gte=first)
+    rows = (_visible_events(tenant=tenant, membership=membership)
+            .filter(received_at__date__gte=first)
             .annotate(day=TruncDate("received_at")).values("day", "event_name")
             .annotate(n=Count("id")))
     counts: dict[datetime.date, dict[str, int]] = {}

@@ -36,8 +36,10 @@ class ProviderEventListView(TenantViewMixin, TemplateView):
         context = super().get_context_data(**kwargs)
         receiver = selectors.event_receiver_get(tenant=self.tenant)
         filterset = ProviderEventFilterSet(
-            self.request.GET or None, queryset=selectors.provider_event_list(tenant=self.tenant))
-        daily = selectors.provider_event_daily_counts(tenant=self.tenant)
+            self.request.GET or None, queryset=selectors.provider_event_list(tenant=self.tenant,
+                                                            membership=self.membership))
+        daily = selectors.provider_event_daily_counts(tenant=self.tenant,
+                                                      membership=self.membership)
         context.update(
             receiver=receiver,
             receiver_active=receiver is not None and receiver.disabled_at is None,
@@ -97,7 +99,8 @@ class ProviderEventDetailView(TenantViewMixin, TemplateView):
     template_name = "events/event_detail.html"
 
     def get_event(self) -> ProviderEvent:
-        event = selectors.provider_event_get(tenant=self.tenant, pk=self.kwargs["pk"])
+        event = selectors.provider_event_get(tenant=self.tenant, pk=self.kwargs["pk"],
+                                             membership=self.membership)
         if event is None:
             raise Http404("No such event.")
         return event

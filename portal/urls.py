@@ -47,3 +47,9 @@ urlpatterns = [
 
 if settings.SANDBOX_ENABLED:
     urlpatterns.append(path("sandbox/", include("sandbox.urls")))
+
+# Error pages in the portal's layout; /api/ paths answer the API's JSON error shape instead.
+handler400 = "portal.error_views.bad_request"
+handler403 = "portal.error_views.permission_denied"
+handler404 = "portal.error_views.page_not_found"
+handler500 = "portal.error_views.server_error"

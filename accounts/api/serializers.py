@@ -1,5 +1,6 @@
 from rest_framework import serializers
 
+from accounts import access
 from accounts.forms import LEVEL_NAME_MAX, LEVEL_VALUE_MAX
 from accounts.models import AuditEvent, Business, SyncRun
 from accounts.syncing import RESOURCES
@@ -115,7 +116,18 @@ class SyncRunSerializer(serializers.ModelSerializer):
 class SyncStartSerializer(StrictSerializer):
     resources = serializers.ListField(
         child=serializers.ChoiceField(choices=RESOURCES), required=False, allow_empty=False,
-        help_text="What to sync; everything when left out.")
+        help_text="What to sync; everything when left out. A member limited to part of the "
+                  "account may sync only `businesses`, `listing_status`, `media`, `qna` and "
+                  "`review_counts`, within their part.")
+
+    def validate_resources(self, value):
+        allowed = access.sync_resources_allowed(self.context.get("membership"))
+        refused = [r for r in value if r not in allowed]
+        if refused:
+            raise serializers.ValidationError(
+                f"{', '.join(refused)}: these cover the whole account, and your access is "
+                f"limited to part of it. Choose from: {', '.join(allowed)}.")
+        return value
 
 
 # -- audit events --------------------------------------------------------------------------------

@@ -147,12 +147,16 @@ class BusinessHierarchy(TenantAPIMixin, IdempotentCreateMixin, generics.GenericA
     serializer_class = HierarchyWriteSerializer
     pagination_class = None
 
-    def get_business(self):
-        return business_get(tenant=self.tenant, membership=self.membership,
-                            remote_id=self.kwargs["remote_id"])
+    def get_object(self):
+        # DRF's own callers (the OPTIONS metadata) look the object up through this hook; the
+        # generic one needs a queryset, which this view has none of.
+        business = business_get(tenant=self.tenant, membership=self.membership,
+                                remote_id=self.kwargs["remote_id"])
+        self.check_object_permissions(self.request, business)
+        return business
 
     def get(self, request, *args, **kwargs):
-        business = self.get_business()
+        business = self.get_object()
         levels = hierarchy_level_list(tenant=self.tenant, business=business)
         latest = hierarchy_latest_update(tenant=self.tenant, business=business)
         if latest is not None:
@@ -167,7 +171,7 @@ class BusinessHierarchy(TenantAPIMixin, IdempotentCreateMixin, generics.GenericA
         return Response(HierarchySerializer(data).data)
 
     def put(self, request, *args, **kwargs):
-        business = self.get_business()
+        business = self.get_object()
         return self.idempotent(request, lambda: self._replace(request, business))
 
     def _replace(self, request, business):
@@ -212,18 +216,25 @@ class SyncRunList(TenantAPIMixin, IdempotentCreateMixin, generics.ListAPIView):
     serializer_class = SyncRunSerializer
 
     def get_tenant_queryset(self):
-        return sync_run_list(tenant=self.tenant)
+        return sync_run_list(tenant=self.tenant, membership=self.membership)
 
     def post(self, request, *args, **kwargs):
         return self.idempotent(request, lambda: self._start(request))
 
     def _start(self, request):
-        serializer = SyncStartSerializer(data=request.data)
+        serializer = SyncStartSerializer(data=request.data,
+                                         context={"membership": self.membership})
         serializer.is_valid(raise_exception=True)
         run, created = sync_start(tenant=self.tenant, actor=request.user,
                                   resources=serializer.validated_data.get("resources"),
                                   scope=self.membership.limited_to)
-        run = sync_run_get(tenant=self.tenant, pk=run.pk)
+        visible = sync_run_list(tenant=self.tenant, membership=self.membership)
+        run = visible.filter(pk=run.pk).first()
+        if run is None:
+            # The run already active is one of the whole account, which this member may not
+            # see: say so without showing it.
+            raise Conflict("A sync of the whole account that covers these resources is "
+                           "running; start yours again when it has finished.")
         location = reverse("api_sync_run_detail", args=[self.tenant.slug, run.pk],
                            request=request)
         return Response(SyncRunSerializer(run).data,
@@ -237,7 +248,8 @@ class SyncRunDetail(TenantAPIMixin, generics.RetrieveAPIView):
     serializer_class = SyncRunSerializer
 
     def get_object(self):
-        return sync_run_get(tenant=self.tenant, pk=self.kwargs["pk"])
+        return sync_run_get(tenant=self.tenant, pk=self.kwargs["pk"],
+                            membership=self.membership)
 
 
 # -- audit events --------------------------------------------------------------------------------

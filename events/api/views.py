@@ -29,7 +29,8 @@ class ProviderEventList(TenantAPIMixin, generics.ListAPIView):
     filterset_class = ProviderEventFilterSet
 
     def get_tenant_queryset(self):
-        return selectors.provider_event_list(tenant=self.tenant)
+        return selectors.provider_event_list(tenant=self.tenant,
+                                                            membership=self.membership)
 
 
 @extend_schema(tags=["events"], summary="One event and what the portal did with it",
@@ -38,7 +39,8 @@ class ProviderEventDetail(TenantAPIMixin, generics.RetrieveAPIView):
     serializer_class = ProviderEventSerializer
 
     def get_object(self):
-        event = selectors.provider_event_get(tenant=self.tenant, pk=self.kwargs["pk"])
+        event = selectors.provider_event_get(tenant=self.tenant, pk=self.kwargs["pk"],
+                                             membership=self.membership)
         if event is None:
             raise Http404("No such event.")
         return event

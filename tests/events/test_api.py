@@ -6,8 +6,8 @@ from rest_framework.test import APIClient
 from accounts.models import Role
 from events.models import EventReceiver
 from portal.models import OutboxEntry
-from tests.events.test_pages import make_event
-from tests.factories import BusinessFactory, ResellerFactory
+from tests.events.test_pages import limited_world, make_event
+from tests.factories import ResellerFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -81,11 +81,15 @@ def test_viewers_and_read_only_tokens_cannot_change_live_updates(api_member, set
     assert not EventReceiver.unscoped.exists()
 
 
-def test_members_limited_to_a_subtree_are_refused(api_member):
+def test_members_limited_to_a_subtree_see_only_their_events(api_member):
     reseller = ResellerFactory()
-    from portal.tenancy import tenant_scope
-
-    with tenant_scope(reseller):
-        branch = BusinessFactory(reseller=reseller)
+    branch, mine, theirs, account = limited_world(reseller)
     client, _ = api_member(Role.MANAGER, reseller=reseller, limited_to=branch)
-    assert client.get(url(reseller, "events/")).status_code == 403
+    listed = client.get(url(reseller, "events/"))
+    assert listed.status_code == 200
+    assert [row["id"] for row in listed.json()["results"]] == [mine.pk]
+    assert client.get(url(reseller, f"events/{theirs.pk}/")).status_code == 404
+    assert client.get(url(reseller, f"events/{account.pk}/")).status_code == 404
+    # Live updates cover the whole account.
+    assert client.get(url(reseller, "live-updates/")).status_code == 403
+    assert client.post(url(reseller, "live-updates/")).status_code == 403

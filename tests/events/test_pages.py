@@ -116,12 +116,40 @@ def test_another_tenants_event_is_a_404(member_client):
     assert "their secret result" not in listing.content.decode()
 
 
-def test_a_member_limited_to_a_subtree_is_refused(member_client):
-    reseller = ResellerFactory()
+def limited_world(reseller):
+    """A branch with a location under it, a location elsewhere, and an event of each."""
     with tenant_scope(reseller):
-        branch = BusinessFactory(reseller=reseller)
+        branch = BusinessFactory(reseller=reseller, type="Enterprise-Location")
+        inside = BusinessFactory(reseller=reseller, parent=branch,
+                                 tree_path=f"{branch.tree_path}{branch.remote_id + 10**6}/")
+        outside = BusinessFactory(reseller=reseller)
+    mine = make_event(reseller, business=inside, business_remote_id=inside.remote_id,
+                      result="inside the branch")
+    theirs = make_event(reseller, business=outside, business_remote_id=outside.remote_id,
+                        result="outside the branch")
+    account = make_event(reseller, event_name="SURVEY_COMPLETED", result="about the account")
+    return branch, mine, theirs, account
+
+
+def test_a_member_limited_to_a_subtree_sees_only_its_events(member_client):
+    reseller = ResellerFactory()
+    branch, mine, theirs, account = limited_world(reseller)
     client, _ = member_client(Role.MANAGER, reseller=reseller, limited_to=branch)
-    assert client.get(reverse("provider_event_list", args=[reseller.slug])).status_code == 403
+    page = client.get(reverse("provider_event_list", args=[reseller.slug]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "inside the branch" in html
+    assert "outside the branch" not in html and "about the account" not in html
+    # Live updates are the account's: neither their state nor their switch is shown.
+    assert "Turn live updates on" not in html and "live-title" not in html
+    for event in (theirs, account):
+        detail = reverse("provider_event_detail", args=[reseller.slug, event.pk])
+        assert client.get(detail).status_code == 404
+    assert client.get(reverse("provider_event_detail",
+                              args=[reseller.slug, mine.pk])).status_code == 200
+    enable = reverse("event_receiver_enable", args=[reseller.slug])
+    assert client.post(enable).status_code == 403
+    assert not EventReceiver.unscoped.exists()
 
 
 def test_a_failed_event_can_be_processed_again(member_client):
