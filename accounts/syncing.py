@@ -24,7 +24,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from accounts import access
@@ -458,8 +458,8 @@ def _finish_if_complete(run_id: int, attempt: int) -> None:
         total__lte=F("done") + F("failed"),
     ).update(status=SyncRun.Status.SUCCEEDED, finished_at=timezone.now())
     if claimed:
-        run = SyncRun.objects.get(pk=run_id)
-        run.counts = mirror_counts(run.reseller)
+        run = SyncRun.objects.select_related("scope").get(pk=run_id)
+        run.counts = mirror_counts(run.reseller, scope=run.scope)
         run.status = SyncRun.Status.PARTIAL if run.failed else SyncRun.Status.SUCCEEDED
         run.save(update_fields=["counts", "status", "updated_at"])
 
@@ -481,24 +481,32 @@ def _abort_for_rejected_key(*, tenant: Reseller, run: SyncRun, error: AuthError)
                  summary={"code": error.code, "run": run.pk})
 
 
-def mirror_counts(tenant: Reseller) -> dict[str, int]:
+def mirror_counts(tenant: Reseller, scope: Business | None = None) -> dict[str, int]:
+    """What the mirror holds after a run: of the whole account, or of the run's subtree only
+    (a run limited to a subtree reports nothing about the rest of the account)."""
     from listings.models import Answer, ListingSite, ListingStatusReport, Question
     from media_app.models import MediaItem
     from reviews_app.models import CompetitorMetric, SurveyResponse
 
     live = {"reseller": tenant, "removed_at__isnull": True}
-    businesses = Business.objects.filter(**live)
-    return {
+
+    def within(prefix: str) -> Q:
+        return scope.subtree_q(prefix) if scope is not None else Q()
+
+    businesses = Business.objects.filter(within(""), **live)
+    counts = {
         "businesses": businesses.count(),
         "locations": businesses.filter(type=Business.Type.BUSINESS).count(),
-        "status_reports": ListingStatusReport.objects.filter(**live).count(),
-        "listing_sites": ListingSite.objects.filter(**live).count(),
-        "media": MediaItem.objects.filter(**live).count(),
-        "questions": Question.objects.filter(**live).count(),
-        "answers": Answer.objects.filter(**live).count(),
-        "competitor_metrics": CompetitorMetric.objects.filter(**live).count(),
-        "survey_responses": SurveyResponse.objects.filter(**live).count(),
+        "status_reports": ListingStatusReport.objects.filter(within("business__"), **live).count(),
+        "listing_sites": ListingSite.objects.filter(within("business__"), **live).count(),
+        "media": MediaItem.objects.filter(within("business__"), **live).count(),
+        "questions": Question.objects.filter(within("business__"), **live).count(),
+        "answers": Answer.objects.filter(within("question__business__"), **live).count(),
     }
+    if scope is None:
+        counts["competitor_metrics"] = CompetitorMetric.objects.filter(**live).count()
+        counts["survey_responses"] = SurveyResponse.objects.filter(**live).count()
+    return counts
 
 
 def sync_start(*, tenant: Reseller, actor: User | None, resources: Iterable[str] | None = None,

@@ -390,3 +390,22 @@ def test_nothing_here_leaks_into_another_reseller(agency):
     other = Reseller.objects.exclude(pk=agency.reseller.pk)
     assert not other.exists()
     assert Business.unscoped.filter(reseller=agency.reseller).count() == 4
+
+
+def test_a_run_limited_to_a_subtree_counts_only_its_subtree(agency):
+    from accounts.syncing import mirror_counts
+    from media_app.models import MediaItem
+
+    now = timezone.now()
+    with tenant_scope(agency.reseller):
+        for location in (agency.location_a, agency.location_b):
+            MediaItem.objects.create(reseller=agency.reseller, business=location,
+                                     remote_id=f"m-{location.remote_id}", last_seen_at=now,
+                                     url="https://img.example/x.jpg", category="EXTERIOR",
+                                     format="PHOTO")
+        scoped = mirror_counts(agency.reseller, scope=agency.client_a)
+        whole = mirror_counts(agency.reseller)
+    assert scoped["businesses"] == 2 and scoped["locations"] == 1 and scoped["media"] == 1
+    assert whole["businesses"] == 4 and whole["media"] == 2
+    # What covers the whole account is not reported to a run of one client.
+    assert "survey_responses" not in scoped and "competitor_metrics" not in scoped
