@@ -1,21 +1,64 @@
 """Django admin for support staff. It sees every tenant, so it reads through `unscoped`."""
 
 from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.db import models
 
 from accounts import services
 from accounts.credentials import CredentialError
 from accounts.models import AuditEvent, Business, HierarchyMapping, Membership, Reseller, User
+from portal.tenancy import tenant_scope
+
+# The scope of a form that names no reseller yet (a blank add page): a reseller no row belongs
+# to, so that default managers answer no rows instead of refusing to run.
+NO_RESELLER_CHOSEN = Reseller(pk=0, name="(no reseller chosen yet)")
 
 
 class UnscopedAdminMixin:
-    """Support staff look across tenants: the admin's querysets use the named bypass."""
+    """Support staff look across tenants: the admin's querysets use the named bypass.
+
+    Django admin also reads related rows through their default managers (a foreign key's form
+    field, a raw-id field's label, unique checks on save), and a tenant-owned default manager
+    refuses to work outside a tenant scope. The add and change pages therefore run inside the
+    scope of the reseller the row belongs to or is being given, which also keeps a row from
+    pointing at another reseller's rows.
+    """
 
     def get_queryset(self, request):
         queryset = self.model.unscoped.get_queryset()
         ordering = self.get_ordering(request)
         return queryset.order_by(*ordering) if ordering else queryset
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        with tenant_scope(self._reseller_of_form(request, object_id) or NO_RESELLER_CHOSEN):
+            response = super().changeform_view(request, object_id, form_url, extra_context)
+            # Rendering reads raw-id labels: it has to happen inside the scope too.
+            if hasattr(response, "render"):
+                response.render()
+        return response
+
+    def _reseller_of_form(self, request, object_id) -> Reseller | None:
+        """The reseller picked in the submitted form, else the row's, else the one an add page
+        link names (`?reseller=<id>`)."""
+        row = self.get_object(request, unquote(object_id)) if object_id is not None else None
+        chosen = None
+        if request.method == "POST" and self._reseller_is_editable(request, row):
+            chosen = request.POST.get("reseller")
+        if not chosen and row is not None:
+            chosen = getattr(row, "reseller_id", None)
+        if not chosen and object_id is None:
+            chosen = request.GET.get("reseller")
+        if not str(chosen or "").isdigit():
+            return None
+        return Reseller.objects.filter(pk=int(chosen)).first()
+
+    def _reseller_is_editable(self, request, row) -> bool:
+        # A reseller posted to a form that does not take one must not pick the scope that the
+        # form's other rows are checked in.
+        return ("reseller" not in self.get_readonly_fields(request, row)
+                and "reseller" not in (self.exclude or ())
+                and (not self.fields or "reseller" in self.fields))
 
 
 @admin.register(User)
@@ -47,6 +90,15 @@ class ResellerAdmin(admin.ModelAdmin):
               "api_key_fingerprint", "api_key_updated_at", "created_at", "updated_at"]
     actions = ["reencrypt_api_keys"]
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+
+    def get_readonly_fields(self, request, obj=None):
+        # A stored key is only sent to the address it was entered with, and the admin has no
+        # key field to enter it again: the base URL changes where the key is entered (the
+        # settings page, `manage.py reseller_create`).
+        readonly = list(super().get_readonly_fields(request, obj))
+        if obj is not None and obj.has_api_key:
+            readonly.append("provider_base_url")
+        return readonly
 
     @admin.display(description="API key")
     def api_key_display(self, obj: Reseller) -> str:

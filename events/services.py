@@ -13,6 +13,8 @@ import datetime
 import hashlib
 import json
 import logging
+import math
+import re
 import secrets
 
 from django.conf import settings
@@ -113,11 +115,100 @@ def event_receiver_disable(*, tenant: Reseller, actor: User | None,
 
 # -- receiving ----------------------------------------------------------------------------------
 
-def _parse(body: bytes) -> dict:
+# The payload is stored in a JSON column (JSONB on PostgreSQL) and the body in a text column, and
+# the payload is hashed as UTF-8: whatever one of those refuses must be refused here, as a 400,
+# before it reaches them as a 500.
+MAX_NESTING_DEPTH = 64  # far beyond any real event; json.loads itself dies near 1000 levels
+_BIGINT_MIN, _BIGINT_MAX = -(2**63), 2**63 - 1
+# A JSON string (an unterminated one runs to the end, so that each byte is scanned once) or a
+# bracket: enough to measure the nesting before json.loads recurses into it.
+_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\[\s\S]?[^"\\]*)*(?:"|\Z)|[\[\]{}]')
+# NUL is refused by PostgreSQL's text and JSONB; a lone surrogate is no character at all.
+_UNSTORABLE_CHARACTER = re.compile("[\x00\ud800-\udfff]")
+
+
+def _nesting_depth_exceeds(text: str, limit: int) -> bool:
+    depth = 0
+    for match in _STRING_OR_BRACKET.finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
+            depth += 1
+            if depth > limit:
+                return True
+        elif token in ("]", "}"):
+            depth -= 1
+    return False
+
+
+def _bounded_int(text: str) -> int:
+    # Checked on the digits first: Python refuses to convert over 4300 of them (ValueError).
+    if len(text.lstrip("-")) > 19 or not _BIGINT_MIN <= int(text) <= _BIGINT_MAX:
+        shown = text if len(text) <= 30 else f"{text[:20]}... ({len(text)} characters)"
+        raise InvalidEvent(f"Every integer must fit in 64 bits (signed); {shown} does not.")
+    return int(text)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise InvalidEvent(f"Every number must be finite; {text[:30]} is not.")
+    return value
+
+
+def _refuse_constant(name: str) -> None:
+    raise InvalidEvent(f"{name} is not JSON: every number must be finite.")
+
+
+def _check_characters(payload: object) -> None:
+    pending = [payload]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, dict):
+            pending.extend(value.keys())
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+        elif isinstance(value, str) and (found := _UNSTORABLE_CHARACTER.search(value)):
+            if found.group() == "\x00":
+                raise InvalidEvent("The body contains a NUL character (\\u0000), which cannot "
+                                   "be stored.")
+            raise InvalidEvent(f"The body contains a lone surrogate (\\u{ord(found.group()):04x}),"
+                               " which is not a character.")
+
+
+def _decode(body: bytes) -> object:
     try:
-        payload = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InvalidEvent(f"The body must be a JSON object ({exc}).") from exc
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidEvent(f"The body must be a JSON object in UTF-8; byte {exc.start} is not "
+                           f"UTF-8 ({exc.reason}).") from exc
+    if "\x00" in text:
+        raise InvalidEvent("The body contains a NUL character, which cannot be stored.")
+    if _nesting_depth_exceeds(text, MAX_NESTING_DEPTH):
+        raise InvalidEvent(f"The body is nested more than {MAX_NESTING_DEPTH} levels deep.")
+    try:
+        payload = json.loads(text, parse_int=_bounded_int, parse_float=_finite_float,
+                             parse_constant=_refuse_constant)
+    except json.JSONDecodeError as exc:
+        raise InvalidEvent(f"The body is not valid JSON ({exc.msg} at line {exc.lineno} column "
+                           f"{exc.colno}); it must be a JSON object.") from exc
+    _check_characters(payload)
+    return payload
+
+
+def _parse_timestamp(value: str) -> datetime.datetime | None:
+    try:
+        parsed = parse_datetime(value)
+        # Stored in UTC: an offset that moves the date out of Python's range is refused here.
+        if parsed is not None and parsed.tzinfo is not None:
+            parsed.astimezone(datetime.UTC)
+    except (ValueError, OverflowError):
+        return None
+    return parsed
+
+
+def _parse(body: bytes) -> dict:
+    payload = _decode(body)
     if not isinstance(payload, dict):
         raise InvalidEvent("The body must be a JSON object.")
     name = payload.get("eventName")
@@ -129,7 +220,7 @@ def _parse(body: bytes) -> dict:
         raise InvalidEvent("businessId must be an integer.")
     timestamp = payload.get("timestamp")
     if timestamp is not None and (not isinstance(timestamp, str)
-                                  or parse_datetime(timestamp) is None):
+                                  or _parse_timestamp(timestamp) is None):
         raise InvalidEvent("timestamp must be an ISO 8601 date and time.")
     if not isinstance(payload.get("data", {}), dict):
         raise InvalidEvent("data must be an object.")
@@ -148,7 +239,7 @@ def provider_event_record(*, receiver: EventReceiver, body: bytes) -> tuple[Prov
     key = hashlib.sha256(canonical.encode()).hexdigest()
     now = timezone.now()
     business_id = payload.get("businessId")
-    occurred = parse_datetime(payload["timestamp"]) if payload.get("timestamp") else None
+    occurred = _parse_timestamp(payload["timestamp"]) if payload.get("timestamp") else None
     try:
         with transaction.atomic():
             event = ProviderEvent.objects.create(

@@ -321,7 +321,8 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }
-# Error reports hide every value whose name looks secret (api_key, token, password...).
+# Error reports hide every value whose name looks secret (api_key, token, password...) and the
+# password of every URL with credentials.
 DEFAULT_EXCEPTION_REPORTER_FILTER = "portal.logging.RedactingExceptionReporterFilter"
 
 REST_FRAMEWORK = {
