@@ -47,10 +47,6 @@ def _keys() -> list[tuple[str, Fernet]]:
     return keys
 
 
-def generate_key() -> str:
-    return Fernet.generate_key().decode()
-
-
 def primary_key_id() -> str:
     return _keys()[0][0]
 

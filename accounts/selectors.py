@@ -76,14 +76,6 @@ def business_get(*, tenant: Reseller, membership: Membership | None, remote_id: 
     return found
 
 
-def membership_list(*, tenant: Reseller) -> QuerySet[Membership]:
-    return Membership.objects.filter(reseller=tenant).select_related("user", "limited_to")
-
-
-def audit_event_list(*, tenant: Reseller) -> QuerySet[AuditEvent]:
-    return AuditEvent.objects.filter(reseller=tenant).select_related("actor")
-
-
 # -- the businesses list, its export and its tree ----------------------------------------------
 
 

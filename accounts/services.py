@@ -129,17 +129,6 @@ def reseller_create_or_update(
     return reseller, created
 
 
-@transaction.atomic
-def reseller_set_api_key(*, tenant: Reseller, actor: User | None, api_key: str) -> Reseller:
-    tenant.set_api_key(api_key)
-    tenant.status = Reseller.Status.ACTIVE
-    tenant.save(update_fields=["api_key_encrypted", "api_key_fingerprint", "api_key_last4",
-                               "api_key_updated_at", "api_key_origin", "status", "updated_at"])
-    audit_record(tenant=tenant, actor=actor, action="reseller.api_key_replaced", obj=tenant,
-                 summary={"key": tenant.api_key_masked})
-    return tenant
-
-
 def reseller_reencrypt_api_key(*, reseller: Reseller) -> bool:
     """Re-encrypt the reseller's key with the newest encryption key; True if it changed."""
     if not reseller.api_key_encrypted:

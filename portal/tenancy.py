@@ -40,10 +40,6 @@ def current_tenant() -> Reseller:
     return tenant
 
 
-def current_tenant_or_none() -> Reseller | None:
-    return _current_tenant.get()
-
-
 @contextmanager
 def tenant_scope(reseller: Reseller) -> Iterator[Reseller]:
     if reseller is None or reseller.pk is None:

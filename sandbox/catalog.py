@@ -248,8 +248,3 @@ def category_catalog() -> list[tuple[str, str, str, str, bool]]:
                 primary = source == "VENDOR" and index % 3 == 0
                 entries.append((source, country, category_id, name, primary))
     return entries
-
-
-def is_food_trade(name: str) -> bool:
-    lowered = name.lower()
-    return any(word in lowered for word in ("restaurant", "cafe", "bakery", "pizza", "coffee"))

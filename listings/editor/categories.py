@@ -27,10 +27,6 @@ class CategoryFetch:
     errors: dict[str, str] = field(default_factory=dict)
 
 
-def category_countries() -> dict[str, str]:
-    return dict(COUNTRIES)
-
-
 def categories_fetch(*, tenant: Reseller, business: Business, country_code: str,
                      sources: tuple[str, ...] = tuple(CATEGORY_SOURCES)) -> CategoryFetch:
     """Read each source's category list for `country_code` and mirror it."""

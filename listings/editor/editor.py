@@ -168,10 +168,6 @@ class ListingEditor:
         self.notice(path, f"Rejected by the provider (code {code}): {message}", document)
         return path
 
-    @property
-    def has_errors(self) -> bool:
-        return bool(self.messages) or any(form.has_messages for form in self.forms)
-
     # -- labels for the diff ------------------------------------------------------------
     def labels(self) -> dict[str, str]:
         labels: dict[str, str] = {}
