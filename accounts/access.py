@@ -22,15 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from django.core.exceptions import PermissionDenied
-
 from accounts.models import ROLE_RANK, Membership, Role
+from portal.exceptions import AccessRefused
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-
-
-class AccessRefused(PermissionDenied):
-    """A refusal whose message is written for the member, so the 403 page shows it."""
 
 
 class Scope(StrEnum):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from accounts.services import hierarchy_mapping_replace
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 from provider import ProviderClient
 
 

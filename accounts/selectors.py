@@ -20,7 +20,7 @@ from accounts.models import (
     User,
 )
 from listings.models import ListingSite, ListingStatusReport
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 
 
 def membership_for_entry(*, user: User, slug: str) -> Membership:

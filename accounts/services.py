@@ -17,7 +17,7 @@ from accounts.clients import provider_client, provider_error_message
 from accounts.models import AuditEvent, Business, HierarchyMapping, Membership, Reseller, Role, User
 from listings.mirroring import status_reports_mirror
 from listings.models import ListingStatusReport
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 from portal.outbound import UnsafeURL, url_origin
 from provider import AuthError, ProviderError, RateLimited, Transient
 
@@ -240,7 +240,7 @@ def hierarchy_update(*, tenant: Reseller, actor: User | None, business: Business
                      levels: dict[str, str]) -> OutboxEntry:
     """Queue a location's whole hierarchy mapping for the provider (which replaces the mapping
     it holds with exactly these levels); the mirror follows once the provider accepts it."""
-    from portal.outbox import outbox_enqueue  # it imports this module
+    from outbox.services import outbox_enqueue  # it imports this module
 
     if not business.is_location:
         raise ValueError("Hierarchy levels belong to locations only.")

@@ -32,7 +32,7 @@ from accounts.settings_services import (
     reseller_connection_test,
     reseller_connection_update,
 )
-from portal.views import TenantViewMixin
+from accounts.tenant_views import TenantViewMixin
 
 AUDIT_PAGE_SIZE = 50
 FIELD_NAMES = {"provider_base_url": "base URL", "account_number": "account number",

@@ -18,7 +18,7 @@ from accounts.models import SyncRun
 from accounts.settings_forms import SyncStartForm, resource_label
 from accounts.settings_selectors import sync_run_get, sync_run_list
 from accounts.syncing import RESOURCES, sync_start
-from portal.views import TenantViewMixin
+from accounts.tenant_views import TenantViewMixin
 
 PAGE_SIZE = 25
 ERRORS_SHOWN = 10

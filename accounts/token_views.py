@@ -9,8 +9,8 @@ from django.views.generic import TemplateView
 
 from accounts.models import ROLE_RANK, Membership, Role
 from accounts.selectors import own_token_get, own_token_list
+from accounts.tenant_views import TenantViewMixin
 from accounts.tokens import TokenRoleTooHigh, api_token_create, api_token_revoke
-from portal.views import TenantViewMixin
 
 
 class TokenCreateForm(forms.Form):

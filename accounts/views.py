@@ -16,11 +16,11 @@ from accounts.forms import HierarchyFormSet
 from accounts.links import business_detail_prefix
 from accounts.models import Business
 from accounts.selectors import membership_list_for_user
+from accounts.tenant_views import TenantViewMixin
+from outbox.models import OutboxEntry
 from portal.charts import donut, stacked_bar
-from portal.models import OutboxEntry
 from portal.pagination import CountInPagePaginator
 from portal.tenancy import tenant_scope
-from portal.views import TenantViewMixin
 
 PAGE_SIZE = 50
 

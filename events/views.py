@@ -8,12 +8,12 @@ from django.http import Http404
 from django.shortcuts import redirect
 from django.views.generic import TemplateView
 
+from accounts.tenant_views import TenantViewMixin
 from events import selectors, services
 from events.filtersets import ProviderEventFilterSet
 from events.models import ProviderEvent
 from listings.views import paginate
 from portal.charts import PALETTE, Segment, column_chart
-from portal.views import TenantViewMixin
 
 PAGE_SIZE = 50
 EVENT_COLORS = {services.LISTING_UPDATED: PALETTE["info"],

@@ -5,7 +5,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from portal.models import Mirrored, OutboxEntry
+from outbox.models import OutboxEntry
+from portal.models import Mirrored
 from portal.tenancy import TenantOwned
 
 
@@ -215,7 +216,7 @@ class ListingVersion(TenantOwned):
     document = models.JSONField(default=dict)
     payload = models.JSONField(default=dict, help_text="The create-listing body sent.")
     summary = models.CharField(max_length=255, blank=True, help_text="What changed.")
-    outbox_entry = models.OneToOneField("portal.OutboxEntry", null=True, blank=True,
+    outbox_entry = models.OneToOneField("outbox.OutboxEntry", null=True, blank=True,
                                         on_delete=models.SET_NULL,
                                         related_name="listing_version")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,

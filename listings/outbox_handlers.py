@@ -1,6 +1,6 @@
 """Sending the listings app's writes from the outbox: custom fields, Q&A deletion, webhooks.
 
-Each handler follows `portal.outbox`: `send(client, entry)` calls the provider,
+Each handler follows `outbox.services`: `send(client, entry)` calls the provider,
 `on_accepted(entry, reply)` applies the local effect in the transaction that marks the row
 accepted, and `reconcile(client, entry)` (where there is one) decides after an unknown outcome.
 """
@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from accounts.credentials import decrypt
 from listings.models import Answer, CustomField, Question, Subscription
+from outbox.models import OutboxEntry
 from portal.mirror import upsert
-from portal.models import OutboxEntry
 from provider import NotFound, ProviderClient, Rejected
 from provider.types import WebhookAuth
 

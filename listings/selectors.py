@@ -16,7 +16,7 @@ from listings.models import (
     Question,
     Subscription,
 )
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 
 
 def outbox_entry_list(*, tenant: Reseller, kinds: Iterable[str],

@@ -1,7 +1,7 @@
 """Writes of the listings app (custom fields, Q&A deletion, webhooks) and the on-demand provider
 reads the UI makes (AI-search configuration).
 
-Writes to the provider go through the outbox (`portal.outbox`): the service stores the row in
+Writes to the provider go through the outbox (`outbox.services`): the service stores the row in
 the user's transaction and the handlers in `listings.outbox_handlers` send it.
 """
 
@@ -25,9 +25,9 @@ from listings.selectors import (
     outbox_entry_list,
     qna_deletion_latest,
 )
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
+from outbox.services import outbox_enqueue
 from portal.outbound import UnsafeURL
-from portal.outbox import outbox_enqueue
 from provider import (
     AuthError,
     ProviderClient,

@@ -11,10 +11,10 @@ from django.shortcuts import redirect
 from django.views.generic import TemplateView
 
 from accounts.selectors import business_get
+from accounts.tenant_views import TenantViewMixin
 from listings import selectors, services
 from listings.forms import CustomFieldForm, SubscriptionForm
-from portal.models import OutboxEntry
-from portal.views import TenantViewMixin
+from outbox.models import OutboxEntry
 
 Kind = OutboxEntry.Kind
 QNA_PAGE_SIZE = 20

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.utils import timezone
 
 from media_app.mirroring import media_upsert
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 from provider import ProviderClient
 
 

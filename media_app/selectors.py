@@ -6,7 +6,7 @@ from django.db.models import QuerySet
 
 from accounts.models import Business, Reseller
 from media_app.models import MediaItem
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 
 UPLOADS_SHOWN = 20
 

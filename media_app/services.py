@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.db import transaction
 
 from accounts.models import Business, Reseller, User
-from portal.models import OutboxEntry
-from portal.outbox import outbox_enqueue
+from outbox.models import OutboxEntry
+from outbox.services import outbox_enqueue
 
 
 @transaction.atomic

@@ -12,7 +12,7 @@ from django.template import loader
 from django.views import defaults
 from django.views.decorators.csrf import requires_csrf_token
 
-from accounts.access import AccessRefused
+from portal.exceptions import AccessRefused
 
 API_PREFIX = "/api/"
 

@@ -67,11 +67,13 @@ INSTALLED_APPS = [
     "csp",
     "portal",
     "accounts",
+    "outbox",
     "listings",
     "media_app",
     "reviews_app",
     "events",
     "sandbox",
+    "demo",
 ]
 
 MIDDLEWARE = [
@@ -101,7 +103,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "portal.context_processors.tenancy",
+                "accounts.context_processors.tenancy",
             ],
         },
     },
@@ -126,6 +128,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
+# The tenant: the model every tenant-owned row points at (`portal.tenancy.TenantOwned`).
+TENANT_MODEL = "accounts.Reseller"
 
 REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:
@@ -285,7 +289,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": _crontab(SYNC_NIGHTLY_CRONTAB),
     },
     "outbox-sweep": {
-        "task": "portal.tasks.outbox_sweep_task",
+        "task": "outbox.tasks.outbox_sweep_task",
         "schedule": float(OUTBOX_SWEEP_SECONDS),
     },
     "listing-status-refresh": {
@@ -327,7 +331,7 @@ DEFAULT_EXCEPTION_REPORTER_FILTER = "portal.logging.RedactingExceptionReporterFi
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "portal.api.auth.BearerTokenAuthentication",
+        "accounts.api.auth.BearerTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -361,7 +365,7 @@ SPECTACULAR_SETTINGS = {
     "SCHEMA_PATH_PREFIX": r"/api/v1",
     # Several models have a `state`; each choice set gets its own name in the schema.
     "ENUM_NAME_OVERRIDES": {
-        "ChangeStateEnum": "portal.models.OutboxEntry.State",
+        "ChangeStateEnum": "outbox.models.OutboxEntry.State",
         "ProviderEventStateEnum": "events.models.ProviderEvent.State",
     },
     "POSTPROCESSING_HOOKS": [

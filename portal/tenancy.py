@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from django.apps import apps
+from django.conf import settings
 from django.db import models
 
 if TYPE_CHECKING:
@@ -68,9 +70,8 @@ def tenant_task(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, reseller_id: int, **kwargs: Any) -> Any:
-        from accounts.models import Reseller
-
-        reseller = Reseller.objects.get(pk=reseller_id)
+        # The tenant model is named by a setting: this ground layer imports no app.
+        reseller = apps.get_model(settings.TENANT_MODEL).objects.get(pk=reseller_id)
         with tenant_scope(reseller):
             return func(*args, reseller_id=reseller_id, **kwargs)
 
@@ -96,7 +97,8 @@ class TenantManager(models.Manager.from_queryset(TenantQuerySet)):  # type: igno
 class TenantOwned(models.Model):
     """Abstract base of every row that belongs to one reseller."""
 
-    reseller = models.ForeignKey("accounts.Reseller", on_delete=models.CASCADE, related_name="+")
+    reseller = models.ForeignKey(settings.TENANT_MODEL, on_delete=models.CASCADE,
+                                 related_name="+")
 
     objects = TenantManager()
     # The named bypass: every use of it is a place that deliberately crosses tenants.

@@ -13,9 +13,9 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.generic import TemplateView
 
+from accounts.tenant_views import TenantViewMixin
 from listings.views import BusinessTabMixin, paginate
 from portal.charts import PALETTE, Segment, bar_chart
-from portal.views import TenantViewMixin
 from reviews_app import selectors, services
 from reviews_app.forms import (
     REVIEW_SOURCES,

@@ -4,8 +4,8 @@ from accounts import access
 from accounts.forms import LEVEL_NAME_MAX, LEVEL_VALUE_MAX
 from accounts.models import AuditEvent, Business, SyncRun
 from accounts.syncing import RESOURCES
+from outbox.models import OutboxEntry
 from portal.api.serializers import StrictSerializer
-from portal.models import OutboxEntry
 
 
 class BusinessSerializer(serializers.ModelSerializer):

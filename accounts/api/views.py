@@ -13,6 +13,7 @@ from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
+from accounts.api.base import IdempotentCreateMixin, TenantAPIMixin
 from accounts.api.serializers import (
     AuditEventSerializer,
     AuditFilterSerializer,
@@ -36,10 +37,9 @@ from accounts.services import hierarchy_update
 from accounts.settings_selectors import audit_event_search, sync_run_get, sync_run_list
 from accounts.syncing import sync_start
 from listings.selectors import outbox_entry_list
-from portal.api.base import IdempotentCreateMixin, TenantAPIMixin
+from outbox.models import OutboxEntry
+from outbox.services import outbox_retry
 from portal.api.errors import ApiErrorSerializer
-from portal.models import OutboxEntry
-from portal.outbox import outbox_retry
 
 
 class BusinessList(TenantAPIMixin, generics.ListAPIView):

@@ -7,10 +7,10 @@ from rest_framework import generics, status
 from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 
+from accounts.api.base import TenantAPIMixin
 from events import selectors, services
 from events.api.serializers import EventReceiverSerializer, ProviderEventSerializer
 from events.filtersets import ProviderEventFilterSet
-from portal.api.base import TenantAPIMixin
 from portal.api.errors import ApiErrorSerializer
 
 PK = OpenApiParameter("id", int, OpenApiParameter.PATH, description="The id of the event.")

@@ -19,8 +19,8 @@ from listings.models import (
     Question,
     Subscription,
 )
+from outbox.models import OutboxEntry
 from portal.api.serializers import StrictSerializer
-from portal.models import OutboxEntry
 
 # The sections of a create-listing body (the paths of the editor's forms).
 LISTING_SECTIONS = ("businessInfo", "additionalInfo", "profileListing", "mapsListing",

@@ -21,6 +21,7 @@ from rest_framework import serializers as drf_serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
+from accounts.api.base import IdempotentCreateMixin, TenantAPIMixin
 from accounts.selectors import business_get, listing_site_list
 from accounts.services import listing_status_refresh_request
 from listings import selectors as listing_selectors
@@ -43,7 +44,6 @@ from listings.services import (
     subscription_create,
     subscription_delete,
 )
-from portal.api.base import IdempotentCreateMixin, TenantAPIMixin
 from portal.api.errors import ApiErrorSerializer, ProviderRejected
 
 ERRORS = {code: ApiErrorSerializer for code in (400, 401, 403, 404)}

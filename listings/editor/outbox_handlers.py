@@ -7,7 +7,7 @@ from django.utils import timezone
 from accounts.models import Business
 from listings.editor.schema import COUNTRIES
 from listings.models import ListingVersion
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 from provider import ProviderClient
 
 RESTARTED_SITE_STATES = ("Submitted", "In Progress")

@@ -6,7 +6,7 @@ from django.db.models import QuerySet
 
 from accounts.models import Business, Reseller
 from listings.models import Category, ListingVersion
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 
 
 def listing_version_list(*, tenant: Reseller, business: Business) -> QuerySet[ListingVersion]:

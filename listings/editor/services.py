@@ -9,8 +9,8 @@ from accounts.models import Business, Reseller, User
 from listings.editor import selectors
 from listings.editor.diff import merge
 from listings.models import ListingVersion
-from portal.models import OutboxEntry
-from portal.outbox import outbox_enqueue, outbox_retry
+from outbox.models import OutboxEntry
+from outbox.services import outbox_enqueue, outbox_retry
 
 
 class ListingBusy(Exception):

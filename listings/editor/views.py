@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.views.generic import TemplateView, View
 
 from accounts.selectors import business_get
+from accounts.tenant_views import TenantViewMixin
 from listings.editor import selectors
 from listings.editor.categories import categories_fetch
 from listings.editor.diff import listing_diff, listing_payload
@@ -20,8 +21,7 @@ from listings.editor.forms import PAYMENT_TYPES
 from listings.editor.schema import CATEGORY_SOURCES, COUNTRIES
 from listings.editor.services import ListingBusy, listing_submit, listing_version_retry
 from listings.models import ListingVersion
-from portal.models import OutboxEntry
-from portal.views import TenantViewMixin
+from outbox.models import OutboxEntry
 
 HISTORY_LENGTH = 10
 

@@ -6,8 +6,8 @@ from rest_framework import serializers
 
 from media_app.forms import MediaAddForm, MediaFilterForm
 from media_app.models import MediaItem
+from outbox.models import OutboxEntry
 from portal.api.serializers import StrictSerializer
-from portal.models import OutboxEntry
 
 
 def form_errors(form) -> dict[str, list[str]]:

@@ -6,6 +6,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import generics, status
 from rest_framework.response import Response
 
+from accounts.api.base import IdempotentCreateMixin, TenantAPIMixin
 from accounts.selectors import business_get
 from media_app import selectors
 from media_app.api.serializers import (
@@ -15,7 +16,6 @@ from media_app.api.serializers import (
     OutboxChangeSerializer,
 )
 from media_app.services import media_add
-from portal.api.base import IdempotentCreateMixin, TenantAPIMixin
 from portal.api.errors import ApiErrorSerializer
 
 ERRORS = {code: OpenApiResponse(ApiErrorSerializer, description=text) for code, text in {

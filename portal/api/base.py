@@ -1,10 +1,7 @@
-"""The base of every tenant API view: the tenant from the URL, its scope, the access policy,
-pagination, throttling per token and idempotent creates."""
+"""Generic API plumbing: the per-token request limit and the pagination of every list."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
 from pathlib import Path
 
@@ -14,38 +11,9 @@ from django.core.cache.backends.base import BaseCache
 from django.core.cache.backends.filebased import FileBasedCache
 from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache
-from django.db import IntegrityError, transaction
-from django.http import Http404
-from rest_framework import pagination, permissions, throttling
-from rest_framework.exceptions import ValidationError
-from rest_framework.response import Response
+from rest_framework import pagination, throttling
 
-from accounts import access
-from accounts.models import IdempotencyRecord
-from accounts.selectors import membership_for_entry
-from accounts.tokens import effective_role
-from portal.tenancy import enter_tenant_scope, exit_tenant_scope
 from provider import FileRateLimiter, RateLimiter, RateLimitWaitTooLong, RedisRateLimiter
-
-
-class PolicyPermission(permissions.BasePermission):
-    """Asks the access policy (`accounts.access`) about the operation's URL name, with the
-    lower of the member's and the token's role."""
-
-    message = "Your role does not allow this."
-
-    def has_permission(self, request, view):
-        membership = getattr(view, "membership", None)
-        if membership is None:
-            return False
-        reason = access.refusal(name=getattr(request.resolver_match, "url_name", None) or "",
-                                method=request.method, role=view.role,
-                                limited=membership.limited_to_id is not None)
-        if reason is not None:
-            self.message = reason
-            return False
-        return True
-
 
 # The local-memory cache is shared only by the threads of one process: a lock of the process
 # makes DRF's read-then-write of the window atomic there.
@@ -129,104 +97,3 @@ class TokenRateThrottle(throttling.SimpleRateThrottle):
 class LimitOffset(pagination.LimitOffsetPagination):
     default_limit = 50
     max_limit = 500
-
-
-class TenantAPIMixin:
-    """Resolves `/api/v1/t/<slug>/`: non-members and tokens of another reseller get 404.
-
-    Sets `self.tenant`, `self.membership` and `self.role` (the lower of the member's role and
-    the token's), and runs the view inside the tenant scope.
-    """
-
-    permission_classes = [permissions.IsAuthenticated, PolicyPermission]
-    throttle_classes = [TokenRateThrottle]
-    pagination_class = LimitOffset
-
-    def initial(self, request, *args, **kwargs):
-        # Authenticate first, so an anonymous request gets 401 rather than a 404.
-        self.perform_authentication(request)
-        if request.user and request.user.is_authenticated:
-            membership = membership_for_entry(user=request.user, slug=kwargs["slug"])
-            token = request.auth if hasattr(request.auth, "key_hash") else None
-            if token is not None and token.reseller_id != membership.reseller_id:
-                raise Http404("No such reseller.")
-            self.tenant = membership.reseller
-            self.membership = membership
-            self.role = effective_role(membership, token)
-            self._scope_token = enter_tenant_scope(membership.reseller)
-        super().initial(request, *args, **kwargs)
-
-    def _leave_scope(self) -> None:
-        scope = getattr(self, "_scope_token", None)
-        if scope is not None:
-            exit_tenant_scope(scope)
-            self._scope_token = None
-
-    def handle_exception(self, exc):
-        try:
-            return super().handle_exception(exc)
-        except Exception:
-            # DRF re-raises what no handler answers, skipping finalize_response.
-            self._leave_scope()
-            raise
-
-    def finalize_response(self, request, response, *args, **kwargs):
-        response = super().finalize_response(request, response, *args, **kwargs)
-        self._leave_scope()
-        return response
-
-    def get_queryset(self):
-        """Views define `get_tenant_queryset()`; schema generation, which runs with no tenant,
-        gets an empty queryset of the serializer's model."""
-        if getattr(self, "swagger_fake_view", False):
-            return self.get_serializer_class().Meta.model.objects.none()
-        return self.get_tenant_queryset()
-
-    def get_tenant_queryset(self):
-        raise NotImplementedError
-
-    def get_serializer_context(self):
-        context = super().get_serializer_context()
-        context.update(tenant=getattr(self, "tenant", None),
-                       membership=getattr(self, "membership", None))
-        return context
-
-
-class IdempotentCreateMixin:
-    """POSTs with an `Idempotency-Key` header are answered once: a retry with the same key and
-    body replays the first response; the same key with another body is refused."""
-
-    def idempotent(self, request, create):
-        key = request.headers.get("Idempotency-Key", "").strip()
-        if not key:
-            return create()
-        if len(key) > 255:
-            raise ValidationError({"Idempotency-Key": ["At most 255 characters."]})
-        fingerprint = hashlib.sha256(
-            json.dumps(request.data, sort_keys=True, default=str).encode()
-            + request.path.encode()).hexdigest()
-        found = IdempotencyRecord.objects.filter(reseller=self.tenant, user=request.user,
-                                                 key=key).first()
-        if found is not None:
-            return self._replay(found, fingerprint)
-        response = create()
-        if response.status_code < 500:
-            try:
-                with transaction.atomic():
-                    IdempotencyRecord.objects.create(
-                        reseller=self.tenant, user=request.user, key=key,
-                        request_fingerprint=fingerprint, response_status=response.status_code,
-                        response_body=response.data)
-            except IntegrityError:  # a concurrent twin got there first: answer as it did
-                found = IdempotencyRecord.objects.get(reseller=self.tenant, user=request.user,
-                                                      key=key)
-                return self._replay(found, fingerprint)
-        return response
-
-    def _replay(self, record, fingerprint):
-        if record.request_fingerprint != fingerprint:
-            raise ValidationError({"Idempotency-Key": [
-                "This key was already used for a different request."]})
-        response = Response(record.response_body, status=record.response_status)
-        response["Idempotent-Replayed"] = "true"
-        return response

@@ -3,7 +3,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from accounts.models import AuditEvent, Role
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 from tests.factories import BusinessFactory, ResellerFactory
 
 pytestmark = pytest.mark.django_db

@@ -5,8 +5,8 @@ from django.urls import reverse
 
 from accounts.models import AuditEvent, Business, HierarchyMapping, Role
 from accounts.outbox_handlers import HierarchyUpdate
-from portal import outbox
-from portal.models import OutboxEntry
+from outbox import services as outbox
+from outbox.models import OutboxEntry
 from portal.tenancy import tenant_scope
 from sandbox import models as sandbox
 from sandbox.seeding import seed_partner

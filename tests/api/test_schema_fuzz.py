@@ -20,8 +20,8 @@ from schemathesis.specs.openapi.checks import (
 
 from accounts.models import Business, Role, SyncRun
 from accounts.tokens import api_token_create
+from outbox.models import OutboxEntry
 from portal.api.base import TokenRateThrottle
-from portal.models import OutboxEntry
 from portal.tenancy import tenant_scope
 from reviews_app.models import Survey, SurveyResponse
 from reviews_app.services import survey_add

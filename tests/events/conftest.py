@@ -5,8 +5,8 @@ import pytest
 
 from accounts.models import Role
 from events.services import event_receiver_enable
-from portal import outbox
-from portal.models import OutboxEntry
+from outbox import services as outbox
+from outbox.models import OutboxEntry
 from portal.tenancy import tenant_scope
 from sandbox.seeding import seed_partner
 from tests.factories import MembershipFactory, ResellerFactory

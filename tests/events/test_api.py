@@ -5,7 +5,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import Role
 from events.models import EventReceiver
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 from tests.events.test_pages import limited_world, make_event
 from tests.factories import ResellerFactory
 

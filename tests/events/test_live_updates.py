@@ -18,7 +18,7 @@ from events.services import (
     provider_event_process,
 )
 from listings.models import ListingStatusReport, Subscription
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 from portal.tenancy import tenant_scope
 from reviews_app.models import Survey, SurveyResponse
 from sandbox import events as sandbox_events

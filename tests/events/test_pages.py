@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from accounts.models import AuditEvent, Role
 from events.models import EventReceiver, ProviderEvent
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 from portal.tenancy import tenant_scope
 from tests.factories import BusinessFactory, ResellerFactory
 

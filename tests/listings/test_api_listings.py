@@ -19,7 +19,7 @@ from listings.models import (
     Question,
     Subscription,
 )
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 from portal.tenancy import tenant_scope
 from tests.factories import BusinessFactory, ResellerFactory
 

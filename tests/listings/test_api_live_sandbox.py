@@ -6,8 +6,8 @@ from django.urls import reverse
 
 from accounts.models import Business, Role
 from listings.models import Category
-from portal import outbox
-from portal.models import OutboxEntry
+from outbox import services as outbox
+from outbox.models import OutboxEntry
 from portal.tenancy import tenant_scope
 from sandbox import models as sandbox
 from sandbox.seeding import seed_partner

@@ -9,8 +9,8 @@ from django.urls import reverse
 from accounts.models import Business, Role
 from listings.editor.outbox_handlers import ListingCreate
 from listings.models import Category, ListingVersion
-from portal import outbox
-from portal.models import OutboxEntry
+from outbox import services as outbox
+from outbox.models import OutboxEntry
 from portal.tenancy import tenant_scope
 from provider import Transient
 from sandbox import models as sandbox

@@ -7,7 +7,7 @@ from listings.editor import selectors
 from listings.editor.outbox_handlers import ListingCreate, business_update_from_listing
 from listings.editor.services import ListingBusy, listing_submit, listing_version_retry
 from listings.models import ListingVersion
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 from tests.factories import BusinessFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

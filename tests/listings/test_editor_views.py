@@ -6,7 +6,7 @@ from django.urls import reverse
 from accounts.models import Business, Role
 from listings.editor.services import listing_submit
 from listings.models import ListingVersion
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 from portal.tenancy import tenant_scope
 from tests.factories import BusinessFactory, MembershipFactory
 from tests.listings.test_editor_support import browser_data

@@ -10,7 +10,7 @@ from django.urls import reverse
 from accounts.models import Role
 from listings.models import CustomField
 from listings.services import custom_field_create
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 from tests.factories import BusinessFactory, ResellerFactory
 
 pytestmark = pytest.mark.django_db

@@ -16,8 +16,8 @@ from listings.services import (
     subscription_create,
     subscription_delete,
 )
-from portal import outbox
-from portal.models import OutboxEntry
+from outbox import services as outbox
+from outbox.models import OutboxEntry
 from portal.tenancy import tenant_scope
 from provider import Transient
 from sandbox import models as sandbox

@@ -11,7 +11,7 @@ from django.utils import timezone
 from accounts.models import Business, Role
 from listings.models import Answer, Question
 from listings.services import qna_delete_all
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 from tests.factories import BusinessFactory, ResellerFactory
 
 pytestmark = pytest.mark.django_db

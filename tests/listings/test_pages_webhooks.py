@@ -11,7 +11,7 @@ from accounts.credentials import decrypt
 from accounts.models import AuditEvent, Role
 from listings.models import Subscription
 from listings.services import subscription_create, subscription_delete
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 from tests.factories import BusinessFactory, ResellerFactory
 
 pytestmark = pytest.mark.django_db

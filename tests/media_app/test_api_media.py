@@ -7,8 +7,8 @@ from rest_framework.test import APIClient
 
 from accounts.models import Role
 from media_app.models import MediaItem
-from portal import outbox
-from portal.models import OutboxEntry
+from outbox import services as outbox
+from outbox.models import OutboxEntry
 from portal.tenancy import tenant_scope
 from sandbox import models as sandbox
 from sandbox.seeding import seed_partner

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from accounts.models import Business, Role
 from media_app.models import MediaItem
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 from tests.factories import BusinessFactory, ResellerFactory
 
 pytestmark = pytest.mark.django_db

@@ -11,9 +11,9 @@ from django.template import loader
 from django.test import Client
 from django.urls import reverse
 
-from accounts.access import AccessRefused
 from accounts.models import Role
 from portal.error_views import refusal_message
+from portal.exceptions import AccessRefused
 from tests.factories import BusinessFactory, MembershipFactory
 from tests.security.test_access import inline_code
 

@@ -4,8 +4,8 @@ import json
 import pytest
 from django.core.management import call_command
 
-from portal import outbox
-from portal.models import OutboxEntry
+from outbox import services as outbox
+from outbox.models import OutboxEntry
 from tests.factories import BusinessFactory
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,8 @@ from django.db.models import F
 
 from accounts.models import Business
 from listings.models import Subscription
-from portal.models import OutboxEntry
-from portal.tasks import outbox_sweep_task
+from outbox.models import OutboxEntry
+from outbox.tasks import outbox_sweep_task
 from portal.tenancy import tenant_scope
 from sandbox import models as sandbox
 

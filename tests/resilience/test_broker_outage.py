@@ -19,8 +19,8 @@ from django.urls import reverse
 
 from accounts.models import Role, SyncRun
 from accounts.syncing import sync_run_create
+from outbox.models import OutboxEntry
 from portal.celery import app
-from portal.models import OutboxEntry
 from portal.tenancy import tenant_scope
 from tests.factories import MembershipFactory
 from tests.listings.test_editor_support import browser_data

@@ -26,9 +26,9 @@ from listings.services import (
 )
 from media_app.models import MediaItem
 from media_app.services import media_add
-from portal import outbox
-from portal.models import OutboxEntry
-from portal.tasks import outbox_send_task
+from outbox import services as outbox
+from outbox.models import OutboxEntry
+from outbox.tasks import outbox_send_task
 from portal.tenancy import tenant_scope
 from sandbox import models as sandbox
 from tests.resilience.changes import (

@@ -17,8 +17,8 @@ from accounts.models import SyncRun
 from accounts.syncing import mirror_counts
 from media_app.models import MediaItem
 from media_app.services import media_add
-from portal.models import OutboxEntry
-from portal.tasks import outbox_sweep_task
+from outbox.models import OutboxEntry
+from outbox.tasks import outbox_sweep_task
 from portal.tenancy import tenant_scope
 from sandbox import models as sandbox
 from tests.factories import BusinessFactory

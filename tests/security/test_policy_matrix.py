@@ -21,7 +21,7 @@ from accounts.models import Business, Membership, Role, SyncRun, User
 from accounts.tokens import api_token_create
 from listings.models import ListingStatusReport, ListingVersion, Question
 from media_app.models import MediaItem
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 from portal.tenancy import tenant_scope
 from tests.factories import MembershipFactory, UserFactory
 from tests.security.routes import api_operations, routes, tenant_pages

@@ -29,7 +29,7 @@ from listings.models import (
     Subscription,
 )
 from media_app.models import MediaItem
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 from portal.tenancy import tenant_scope
 from reviews_app.models import (
     CompetitiveRanking,

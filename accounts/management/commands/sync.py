@@ -4,8 +4,8 @@ import time
 from django.core.management.base import CommandError
 
 from accounts import syncing
+from accounts.commands import TenantCommand
 from accounts.models import SyncRun
-from portal.commands import TenantCommand
 from provider import RateLimited, Transient
 
 MAX_STEP_ATTEMPTS = 8

@@ -1,8 +1,8 @@
 import json
 
-from portal.commands import TenantCommand
-from portal.models import OutboxEntry
-from portal.outbox import outbox_retry
+from accounts.commands import TenantCommand
+from outbox.models import OutboxEntry
+from outbox.services import outbox_retry
 
 
 class Command(TenantCommand):

@@ -3,7 +3,7 @@
 from celery import shared_task
 
 from accounts.models import Reseller
-from portal import outbox
+from outbox import services
 from portal.tenancy import tenant_scope, tenant_task
 
 
@@ -11,7 +11,7 @@ from portal.tenancy import tenant_scope, tenant_task
 @tenant_task
 def outbox_send_task(*, reseller_id: int, entry_id: int) -> None:
     # Claiming makes a redelivered or duplicated message harmless.
-    outbox.outbox_send(tenant=Reseller.objects.get(pk=reseller_id), entry_id=entry_id)
+    services.outbox_send(tenant=Reseller.objects.get(pk=reseller_id), entry_id=entry_id)
 
 
 @shared_task(acks_late=True)
@@ -20,7 +20,7 @@ def outbox_sweep_task() -> int:
     sent = 0
     for reseller in Reseller.objects.exclude(status=Reseller.Status.SUSPENDED):
         with tenant_scope(reseller):
-            for entry_id in outbox.outbox_due(tenant=reseller).values_list("pk", flat=True):
-                if outbox.outbox_send(tenant=reseller, entry_id=entry_id) is not None:
+            for entry_id in services.outbox_due(tenant=reseller).values_list("pk", flat=True):
+                if services.outbox_send(tenant=reseller, entry_id=entry_id) is not None:
                     sent += 1
     return sent

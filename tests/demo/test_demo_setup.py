@@ -8,7 +8,7 @@ from django.core.management import call_command
 
 from accounts.models import Membership, Reseller
 from events.models import EventReceiver
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 
 pytestmark = pytest.mark.django_db
 

@@ -35,7 +35,7 @@ from accounts.clients import provider_client
 from accounts.credentials import CredentialError
 from accounts.models import Business, Reseller, User
 from accounts.services import audit_record
-from portal.models import OutboxEntry
+from outbox.models import OutboxEntry
 from portal.outbound import UnsafeURL
 from provider import AuthError, ProviderClient, ProviderError, RateLimited, Transient
 
@@ -81,7 +81,7 @@ def outbox_enqueue(*, tenant: Reseller, actor: User | None, kind: str, payload: 
 
 
 def _queue_send(reseller_id: int, entry_id: int) -> None:
-    from portal.tasks import outbox_send_task
+    from outbox.tasks import outbox_send_task
 
     try:
         outbox_send_task.delay(reseller_id=reseller_id, entry_id=entry_id)

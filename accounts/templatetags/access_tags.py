@@ -1,0 +1,32 @@
+"""Template tags that ask the access policy: links and buttons a member may use."""
+
+from django import template
+from django.urls import reverse
+from django.utils.html import format_html
+
+from accounts import access
+
+register = template.Library()
+
+
+@register.simple_tag(takes_context=True)
+def allowed(context, url_name: str, write: bool = False) -> bool:
+    """Whether the member of this page may open `url_name` (or change through it, with
+    write=True): the access policy's answer, for buttons and links."""
+    return access.allows(context.get("membership"), url_name, write=write)
+
+
+@register.simple_tag(takes_context=True)
+def nav_link(context, url_name: str, label: str, *url_args, section: str = ""):
+    """A navigation link, marked current when the page's URL name starts with `section`;
+    nothing at all when the access policy would refuse the member the page."""
+    if context.get("membership") is not None and not allowed(context, url_name):
+        return ""
+    request = context["request"]
+    current = getattr(request.resolver_match, "url_name", "") or ""
+    prefixes = (section or url_name).split(",")
+    is_current = any(current.startswith(prefix) for prefix in prefixes)
+    href = reverse(url_name, args=url_args)
+    if is_current:
+        return format_html('<a href="{}" aria-current="page">{}</a>', href, label)
+    return format_html('<a href="{}">{}</a>', href, label)
