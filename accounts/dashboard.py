@@ -14,9 +14,9 @@ from django.utils.safestring import SafeString
 
 from accounts.models import Business, Membership, Reseller, SyncRun
 from accounts.selectors import business_list, listing_health, listing_health_of_account
-from accounts.settings_selectors import sync_run_list
 from portal.charts import PALETTE, Segment, bar_chart, donut
 from reviews_app.models import ReviewCount
+from sync.selectors import sync_run_list
 
 NEEDS_ACTION_SHOWN = 10
 SYNC_RUNS_SHOWN = 5

@@ -1,12 +1,8 @@
 from django.urls import path
 
-from accounts import settings_views, sync_views
+from accounts import settings_views
 
 urlpatterns = [
-    path("sync/", sync_views.SyncRunListView.as_view(), name="sync_run_list"),
-    path("sync/<int:pk>/", sync_views.SyncRunDetailView.as_view(), name="sync_run_detail"),
-    path("sync/<int:pk>/progress.json", sync_views.SyncRunProgressView.as_view(),
-         name="sync_run_progress"),
     path("settings/", settings_views.ConnectionView.as_view(), name="settings_connection"),
     path("settings/test/", settings_views.TestConnectionView.as_view(),
          name="settings_test_connection"),

@@ -278,11 +278,11 @@ def _settle_sandbox(account_number: int) -> None:
 
 def run_sync(*, reseller, locations: int, rate_limit: int, store, worker_pid: int) -> SyncFigures:
     from accounts.models import SyncRun
-    from accounts.syncing import sync_run_create
-    from accounts.tasks import sync_run_task
     from bench._sync_worker import QUERIES_BY_TASK_KEY, TASKS_KEY, TIMELINE_KEY
     from listings.models import ListingStatusReport
     from portal.tenancy import tenant_scope
+    from sync.services import sync_run_create
+    from sync.tasks import sync_run_task
 
     with tenant_scope(reseller):
         run, _created = sync_run_create(tenant=reseller, actor=None)

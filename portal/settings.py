@@ -26,7 +26,8 @@ PRODUCTION = DJANGO_ENV == "production"
 
 # Relative paths are taken from the project directory, whatever the working directory is.
 DATA_DIR = BASE_DIR / env.str("DATA_DIR", default="data")
-DATA_DIR.mkdir(parents=True, exist_ok=True)
+# Settings only name folders: each is created where it is first needed (portal/apps.py,
+# portal/celery.py), so importing them writes nothing.
 
 
 def _required_in_production(name: str) -> None:
@@ -71,6 +72,7 @@ INSTALLED_APPS = [
     "listings",
     "media_app",
     "reviews_app",
+    "sync",
     "events",
     "sandbox",
     "demo",
@@ -187,7 +189,6 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / env.str("STATIC_ROOT", default=str(DATA_DIR / "staticfiles"))
-STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -248,8 +249,6 @@ OUTBOX_SWEEP_SECONDS = env.int("OUTBOX_SWEEP_SECONDS", default=60)
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="") or "filesystem://"
 if CELERY_BROKER_URL == "filesystem://":
     _broker_dir = DATA_DIR / "broker"
-    for _sub in ("queue", "processed", "control"):
-        (_broker_dir / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
@@ -264,6 +263,13 @@ elif CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT_SECONDS", default=900),
     }
+# Every task's time limits, in seconds. At the soft limit a task gets SoftTimeLimitExceeded
+# and can retry; at the hard one its worker process is killed. The hard limit must stay below
+# the visibility timeout, or a task still running is handed to a second worker (portal.checks
+# and the worker refuse it). A sync step or a change sent to the provider takes seconds to a few
+# minutes; the tree walk of a large account is the longest.
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=600)
+CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=660)
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -285,7 +291,7 @@ def _crontab(expression: str):
 
 CELERY_BEAT_SCHEDULE = {
     "nightly-full-sync": {
-        "task": "accounts.tasks.sync_all_resellers_task",
+        "task": "sync.tasks.sync_all_resellers_task",
         "schedule": _crontab(SYNC_NIGHTLY_CRONTAB),
     },
     "outbox-sweep": {
@@ -293,7 +299,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(OUTBOX_SWEEP_SECONDS),
     },
     "listing-status-refresh": {
-        "task": "accounts.tasks.sync_all_resellers_task",
+        "task": "sync.tasks.sync_all_resellers_task",
         "schedule": SYNC_STATUS_REFRESH_MINUTES * 60.0,
         "kwargs": {"resources": ["listing_status"]},
     },

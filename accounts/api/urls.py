@@ -13,8 +13,6 @@ urlpatterns = [
 urlpatterns += [
     path("businesses/<int:remote_id>/hierarchy/", views.BusinessHierarchy.as_view(),
          name="api_business_hierarchy"),
-    path("sync-runs/", views.SyncRunList.as_view(), name="api_sync_run_list"),
-    path("sync-runs/<int:pk>/", views.SyncRunDetail.as_view(), name="api_sync_run_detail"),
     path("audit-events/", views.AuditEventList.as_view(), name="api_audit_event_list"),
     path("changes/", views.ChangeList.as_view(), name="api_change_list"),
     path("changes/<int:pk>/", views.ChangeDetail.as_view(), name="api_change_detail"),

@@ -3,13 +3,12 @@ from django.http import Http404
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import (
     OpenApiExample,
-    OpenApiParameter,
     OpenApiResponse,
     extend_schema,
     extend_schema_view,
 )
 from rest_framework import generics, status
-from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
@@ -21,8 +20,6 @@ from accounts.api.serializers import (
     ChangeSerializer,
     HierarchySerializer,
     HierarchyWriteSerializer,
-    SyncRunSerializer,
-    SyncStartSerializer,
 )
 from accounts.filtersets import BusinessFilterSet
 from accounts.selectors import (
@@ -34,12 +31,12 @@ from accounts.selectors import (
     hierarchy_level_list,
 )
 from accounts.services import hierarchy_update
-from accounts.settings_selectors import audit_event_search, sync_run_get, sync_run_list
-from accounts.syncing import sync_start
+from accounts.settings_selectors import audit_event_search
 from listings.selectors import outbox_entry_list
 from outbox.models import OutboxEntry
 from outbox.services import outbox_retry
-from portal.api.errors import ApiErrorSerializer
+from portal.api.docs import ERRORS, IDEMPOTENCY_KEY, PK, READ_ERRORS, REMOTE_ID
+from portal.api.errors import ApiErrorSerializer, Conflict
 
 
 class BusinessList(TenantAPIMixin, generics.ListAPIView):
@@ -82,34 +79,6 @@ class BusinessChildren(TenantAPIMixin, generics.ListAPIView):
         return (business_list(tenant=self.tenant, membership=self.membership)
                 .filter(parent=parent).select_related("status_report", "parent")
                 .order_by("name", "pk"))
-
-
-# -- shared schema pieces ------------------------------------------------------------------------
-
-ERRORS = {
-    400: OpenApiResponse(ApiErrorSerializer, description="Invalid input, per field."),
-    401: OpenApiResponse(ApiErrorSerializer, description="No or a bad token."),
-    403: OpenApiResponse(ApiErrorSerializer, description="Your role does not allow this."),
-    404: OpenApiResponse(ApiErrorSerializer,
-                         description="Not found (or another reseller's)."),
-    429: OpenApiResponse(ApiErrorSerializer,
-                         description="Too many requests; see Retry-After."),
-}
-READ_ERRORS = {code: ERRORS[code] for code in (401, 404, 429)}
-IDEMPOTENCY_KEY = OpenApiParameter(
-    "Idempotency-Key", str, OpenApiParameter.HEADER, required=False,
-    description="Send the same key again to get the first answer back instead of doing the "
-                "work twice; the same key with another body is refused (400).")
-REMOTE_ID = OpenApiParameter("remote_id", int, OpenApiParameter.PATH,
-                             description="The business number.")
-# drf-spectacular names a `<pk>` path parameter `id` in the schema.
-PK = OpenApiParameter("id", int, OpenApiParameter.PATH, description="The id of the object.")
-
-
-class Conflict(APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "conflict"
-    default_detail = "The resource is not in a state that allows this."
 
 
 def _change_location(view, entry) -> str:
@@ -188,68 +157,6 @@ class BusinessHierarchy(TenantAPIMixin, IdempotentCreateMixin, generics.GenericA
         entry.business = business
         return Response(ChangeSerializer(entry).data, status=status.HTTP_202_ACCEPTED,
                         headers={"Location": _change_location(self, entry)})
-
-
-# -- sync runs -----------------------------------------------------------------------------------
-
-
-@extend_schema_view(
-    get=extend_schema(summary="Sync runs, newest first", responses={200: SyncRunSerializer,
-                                                                     **READ_ERRORS}),
-    post=extend_schema(
-        summary="Start a sync",
-        description="Queues a sync of the given resources (everything when left out); a member "
-                    "limited to a subtree syncs that subtree. Answers **202** with the new run. "
-                    "When a run covering some of these resources is already queued or running, "
-                    "answers **200** with that run instead of starting another. Poll "
-                    "`sync-runs/{id}/` for progress.",
-        parameters=[IDEMPOTENCY_KEY], request=SyncStartSerializer,
-        responses={202: OpenApiResponse(SyncRunSerializer, description="A new run, queued."),
-                   200: OpenApiResponse(SyncRunSerializer,
-                                        description="The run already active for these "
-                                                    "resources."),
-                   **ERRORS},
-        examples=[OpenApiExample("Listing status and media only", request_only=True,
-                                 value={"resources": ["listing_status", "media"]})]),
-)
-class SyncRunList(TenantAPIMixin, IdempotentCreateMixin, generics.ListAPIView):
-    serializer_class = SyncRunSerializer
-
-    def get_tenant_queryset(self):
-        return sync_run_list(tenant=self.tenant, membership=self.membership)
-
-    def post(self, request, *args, **kwargs):
-        return self.idempotent(request, lambda: self._start(request))
-
-    def _start(self, request):
-        serializer = SyncStartSerializer(data=request.data,
-                                         context={"membership": self.membership})
-        serializer.is_valid(raise_exception=True)
-        run, created = sync_start(tenant=self.tenant, actor=request.user,
-                                  resources=serializer.validated_data.get("resources"),
-                                  scope=self.membership.limited_to)
-        visible = sync_run_list(tenant=self.tenant, membership=self.membership)
-        run = visible.filter(pk=run.pk).first()
-        if run is None:
-            # The run already active is one of the whole account, which this member may not
-            # see: say so without showing it.
-            raise Conflict("A sync of the whole account that covers these resources is "
-                           "running; start yours again when it has finished.")
-        location = reverse("api_sync_run_detail", args=[self.tenant.slug, run.pk],
-                           request=request)
-        return Response(SyncRunSerializer(run).data,
-                        status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK,
-                        headers={"Location": location})
-
-
-@extend_schema(summary="One sync run with its progress", parameters=[PK],
-               responses={200: SyncRunSerializer, **READ_ERRORS})
-class SyncRunDetail(TenantAPIMixin, generics.RetrieveAPIView):
-    serializer_class = SyncRunSerializer
-
-    def get_object(self):
-        return sync_run_get(tenant=self.tenant, pk=self.kwargs["pk"],
-                            membership=self.membership)
 
 
 # -- audit events --------------------------------------------------------------------------------

@@ -4,21 +4,15 @@ from django.http import Http404
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
-from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 
 from accounts.api.base import TenantAPIMixin
 from events import selectors, services
 from events.api.serializers import EventReceiverSerializer, ProviderEventSerializer
 from events.filtersets import ProviderEventFilterSet
-from portal.api.errors import ApiErrorSerializer
+from portal.api.errors import ApiErrorSerializer, Conflict
 
 PK = OpenApiParameter("id", int, OpenApiParameter.PATH, description="The id of the event.")
-
-
-class Unavailable(APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "unavailable"
 
 
 @extend_schema(tags=["events"], summary="Events the provider delivered, newest first",
@@ -71,7 +65,7 @@ class EventReceiverView(TenantAPIMixin, generics.GenericAPIView):
         try:
             receiver = services.event_receiver_enable(tenant=self.tenant, actor=request.user)
         except services.ReceiverUnavailable as exc:
-            raise Unavailable(str(exc)) from exc
+            raise Conflict(str(exc), code="unavailable") from exc
         return Response(self.get_serializer(receiver).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(tags=["events"], summary="Turn live updates off", request=None,

@@ -12,7 +12,6 @@ from django.utils import timezone
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import (
     OpenApiExample,
-    OpenApiParameter,
     extend_schema,
     inline_serializer,
 )
@@ -44,18 +43,8 @@ from listings.services import (
     subscription_create,
     subscription_delete,
 )
-from portal.api.errors import ApiErrorSerializer, ProviderRejected
-
-ERRORS = {code: ApiErrorSerializer for code in (400, 401, 403, 404)}
-IDEMPOTENCY_KEY = OpenApiParameter(
-    "Idempotency-Key", str, OpenApiParameter.HEADER, required=False,
-    description="A retry with the same key and body replays the first answer.")
-
-
-class Conflict(exceptions.APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "busy"
-    default_detail = "The previous change is still being sent."
+from portal.api.docs import ERRORS, IDEMPOTENCY_KEY
+from portal.api.errors import ApiErrorSerializer, Conflict, ProviderRejected
 
 
 def _invalid(fields: dict[str, list[str]]) -> exceptions.ValidationError:
@@ -202,7 +191,7 @@ class ListingSubmissionList(IdempotentCreateMixin, BusinessAPIMixin, generics.Li
                                      payload=payload,
                                      summary="; ".join(change.label for change in changes))
         except ListingBusy as exc:
-            raise Conflict(str(exc)) from exc
+            raise Conflict(str(exc), code="busy") from exc
         return Response(s.ListingSubmissionSerializer(version).data,
                         status=status.HTTP_202_ACCEPTED)
 

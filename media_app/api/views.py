@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
 
@@ -16,19 +16,7 @@ from media_app.api.serializers import (
     OutboxChangeSerializer,
 )
 from media_app.services import media_add
-from portal.api.errors import ApiErrorSerializer
-
-ERRORS = {code: OpenApiResponse(ApiErrorSerializer, description=text) for code, text in {
-    400: "Invalid input: `fields` names the parameters at fault.",
-    401: "No or an unknown token.",
-    403: "The member's or the token's role does not allow this.",
-    404: "No such reseller, or no such business for this member.",
-    429: "Too many requests for this token; see Retry-After.",
-}.items()}
-IDEMPOTENCY_KEY = OpenApiParameter(
-    "Idempotency-Key", str, OpenApiParameter.HEADER, required=False,
-    description="Any unique string (at most 255 characters): a retry with the same key and "
-                "body answers as the first request did, without queueing twice.")
+from portal.api.docs import ERRORS, IDEMPOTENCY_KEY
 
 
 @extend_schema(tags=["media"])

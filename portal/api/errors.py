@@ -23,6 +23,15 @@ class ProviderRejected(exceptions.APIException):
         self.field = field
 
 
+class Conflict(exceptions.APIException):
+    """The object is not in a state that allows this right now (409); pass `code` to name the
+    state (`busy`, `unavailable`...)."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "conflict"
+    default_detail = "The resource is not in a state that allows this."
+
+
 class PayloadTooLarge(exceptions.APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     default_code = "too_large"

@@ -9,7 +9,7 @@ from rest_framework.response import Response
 
 from accounts.api.base import IdempotentCreateMixin, TenantAPIMixin
 from accounts.selectors import business_get
-from media_app.api.views import ERRORS, IDEMPOTENCY_KEY
+from portal.api.docs import ERRORS, IDEMPOTENCY_KEY
 from portal.api.errors import ApiErrorSerializer, ProviderRejected
 from provider.errors import NotFound, Rejected
 from reviews_app import selectors, services

@@ -393,8 +393,8 @@ def test_nothing_here_leaks_into_another_reseller(agency):
 
 
 def test_a_run_limited_to_a_subtree_counts_only_its_subtree(agency):
-    from accounts.syncing import mirror_counts
     from media_app.models import MediaItem
+    from sync.services import mirror_counts
 
     now = timezone.now()
     with tenant_scope(agency.reseller):

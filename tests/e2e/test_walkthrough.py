@@ -123,14 +123,14 @@ def test_key_sync_filter_and_listing_edits(live_server, page, screenshot, owner)
 
 
 def test_media_qna_and_reviews(live_server, page, screenshot, owner):
-    from accounts.syncing import (
+    from sandbox.models import Question as SandboxQuestion
+    from sync.services import (
         Dispatcher,
         sync_account_resource,
         sync_location_chunk,
         sync_run_create,
         sync_walk_and_dispatch,
     )
-    from sandbox.models import Question as SandboxQuestion
 
     reseller = owner.reseller
     reseller.set_api_key(KEY)

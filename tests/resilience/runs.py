@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from accounts.models import SyncRun
-from accounts.syncing import sync_start
 from portal.tenancy import tenant_scope
+from sync.services import sync_start
 
 SYNCED = ["businesses", "listing_status", "media", "qna"]
 LOCATIONS = 12  # four chunks of three (SYNC_CHUNK_SIZE of the test workers)

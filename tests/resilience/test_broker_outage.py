@@ -18,10 +18,10 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from accounts.models import Role, SyncRun
-from accounts.syncing import sync_run_create
 from outbox.models import OutboxEntry
 from portal.celery import app
 from portal.tenancy import tenant_scope
+from sync.services import sync_run_create
 from tests.factories import MembershipFactory
 from tests.listings.test_editor_support import browser_data
 from tests.resilience.changes import duplicates, sandbox_deliveries, sweep, targets_of

@@ -14,13 +14,13 @@ import time
 import pytest
 
 from accounts.models import SyncRun
-from accounts.syncing import mirror_counts
 from media_app.models import MediaItem
 from media_app.services import media_add
 from outbox.models import OutboxEntry
 from outbox.tasks import outbox_sweep_task
 from portal.tenancy import tenant_scope
 from sandbox import models as sandbox
+from sync.services import mirror_counts
 from tests.factories import BusinessFactory
 from tests.resilience.conftest import (
     broker_backlog,

@@ -265,7 +265,7 @@ def test_every_page_and_operation_is_in_the_table():
 
 
 def test_every_sync_resource_is_in_the_table():
-    from accounts.syncing import RESOURCES
+    from sync.services import RESOURCES
 
     assert set(access.SYNC_RESOURCE_SCOPE) == set(RESOURCES)
 

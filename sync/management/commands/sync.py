@@ -3,10 +3,10 @@ import time
 
 from django.core.management.base import CommandError
 
-from accounts import syncing
 from accounts.commands import TenantCommand
 from accounts.models import SyncRun
 from provider import RateLimited, Transient
+from sync import services as syncing
 
 MAX_STEP_ATTEMPTS = 8
 

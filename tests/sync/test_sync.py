@@ -13,7 +13,6 @@ from django.core.management.base import CommandError
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from accounts import syncing
 from accounts.models import Business, Reseller, SyncRun
 from accounts.selectors import business_list, listing_health, listing_health_of_account
 from listings.models import Answer, ListingSite, ListingStatusReport, Question
@@ -23,6 +22,7 @@ from reviews_app.models import SurveyResponse
 from reviews_app.services import survey_add
 from sandbox import models as sandbox
 from sandbox.seeding import seed_partner
+from sync import services as syncing
 from tests.factories import ResellerFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -10,11 +10,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from accounts import syncing
 from accounts.models import SyncRun
 from portal.tenancy import tenant_scope
 from sandbox import ratelimit as sandbox_ratelimit
-from tests.accounts.test_sync import KEY, run_sync, seed
+from sync import services as syncing
+from tests.sync.test_sync import KEY, run_sync, seed
 from tests.factories import ResellerFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)

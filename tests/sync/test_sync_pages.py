@@ -10,8 +10,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts import syncing
 from accounts.models import AuditEvent, Role, SyncRun
+from sync import services as syncing
 from tests.factories import BusinessFactory, MembershipFactory, ResellerFactory
 
 pytestmark = pytest.mark.django_db

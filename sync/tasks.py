@@ -10,10 +10,10 @@ from celery import shared_task
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
-from accounts import syncing
 from accounts.models import Reseller, SyncRun
 from portal.tenancy import current_tenant, tenant_scope, tenant_task
 from provider import RateLimited, Transient
+from sync import services as syncing
 
 STEP_OPTIONS = {
     "bind": True, "acks_late": True, "max_retries": 8,

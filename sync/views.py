@@ -15,10 +15,10 @@ from django.utils.html import format_html
 from django.views.generic import TemplateView, View
 
 from accounts.models import SyncRun
-from accounts.settings_forms import SyncStartForm, resource_label
-from accounts.settings_selectors import sync_run_get, sync_run_list
-from accounts.syncing import RESOURCES, sync_start
 from accounts.tenant_views import TenantViewMixin
+from sync.forms import SyncStartForm, resource_label
+from sync.selectors import sync_run_get, sync_run_list
+from sync.services import RESOURCES, sync_start
 
 PAGE_SIZE = 25
 ERRORS_SHOWN = 10

@@ -519,7 +519,7 @@ def sync_start(*, tenant: Reseller, actor: User | None, resources: Iterable[str]
 
 
 def _queue_run(tenant: Reseller, run: SyncRun) -> None:
-    from accounts.tasks import sync_run_task
+    from sync.tasks import sync_run_task
 
     try:
         sync_run_task.delay(reseller_id=tenant.pk, run_id=run.pk)
