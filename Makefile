@@ -47,8 +47,10 @@ bench: setup
 	$(BIN)/python bench/sandbox.py $(BENCH_FLAGS)
 	$(BIN)/python bench/sync.py $(BENCH_FLAGS)
 
+# Style, and the layers of docs/architecture.md (.importlinter): an import up a layer fails.
 lint: setup
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 worker: setup
 	$(BIN)/celery -A portal worker --beat --loglevel INFO

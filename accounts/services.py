@@ -9,17 +9,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-# tasks_ui is imported here so that every process that loads the services (web, and workers
-# through accounts.tasks) registers the UI's tasks too; it imports nothing from this module at
-# import time.
-from accounts import credentials, tasks_ui
-from accounts.clients import provider_client, provider_error_message
+from accounts import credentials
 from accounts.models import AuditEvent, Business, HierarchyMapping, Membership, Reseller, Role, User
-from listings.mirroring import status_reports_mirror
-from listings.models import ListingStatusReport
-from outbox.models import OutboxEntry
-from portal.outbound import UnsafeURL, url_origin
-from provider import AuthError, ProviderError, RateLimited, Transient
+from portal.outbound import url_origin
 
 logger = logging.getLogger(__name__)
 
@@ -159,105 +151,6 @@ def membership_set(*, tenant: Reseller, actor: User | None, user: User, role: st
                  obj=membership, summary={"user": user.email, "role": role,
                                           "limited_to": getattr(limited_to, "remote_id", None)})
     return membership
-
-
-# -- a location's listing status, refreshed on request ------------------------------------------
-
-
-class RefreshFailed(Exception):
-    """A status refresh did not happen; the message is meant for the user."""
-
-
-
-
-def listing_status_refresh_request(*, tenant: Reseller, actor: User | None,
-                                   business: Business) -> AuditEvent:
-    """Ask for one location's status report to be fetched again, by a task after commit."""
-    if not business.is_location:
-        raise ValueError("Only locations have a listing status report.")
-    with transaction.atomic():
-        event = audit_record(tenant=tenant, actor=actor, action="listing_status.refresh_requested",
-                             obj=business, summary={"business": business.remote_id})
-        actor_id = actor.pk if actor is not None and actor.pk else None
-        transaction.on_commit(lambda: _queue_refresh(tenant, actor, business, actor_id))
-    return event
-
-
-def _queue_refresh(tenant: Reseller, actor: User | None, business: Business,
-                   actor_id: int | None) -> None:
-    try:
-        tasks_ui.listing_status_refresh_task.delay(reseller_id=tenant.pk, business_id=business.pk,
-                                                   actor_id=actor_id)
-    except Exception:  # noqa: BLE001 - the broker is down; say so instead of waiting forever
-        logger.warning("could not queue the status refresh of business %s", business.pk,
-                       exc_info=True)
-        audit_record(tenant=tenant, actor=actor, action="listing_status.refresh_failed",
-                     obj=business, summary={"business": business.remote_id,
-                                            "message": "The task queue is unavailable; "
-                                                       "try again later."})
-
-
-def listing_status_refresh(*, tenant: Reseller, actor: User | None, business: Business,
-                           retry_later: bool = False) -> ListingStatusReport:
-    """Fetch one location's status report from the provider and mirror it with its sites.
-
-    Returns the mirrored report. Failures are recorded in the audit log (the page shows the
-    latest) and raised as `RefreshFailed`; with `retry_later`, rate limits and transient
-    failures are raised as they are, for the task to retry, and recorded only on the last try.
-    """
-    try:
-        client = provider_client(tenant=tenant)
-        with client:
-            report = client.location_status(business.remote_id)
-    except (credentials.CredentialError, UnsafeURL, ProviderError) as exc:
-        if retry_later and isinstance(exc, RateLimited | Transient):
-            raise
-        if isinstance(exc, AuthError):
-            Reseller.objects.filter(pk=tenant.pk).update(status=Reseller.Status.KEY_REJECTED)
-        _refresh_failed(tenant=tenant, actor=actor, business=business, error=exc)
-        raise RefreshFailed(provider_error_message(exc)) from exc
-    with transaction.atomic():
-        status_reports_mirror(tenant=tenant, reports=[(business, report)],
-                              seen_at=timezone.now())
-        audit_record(tenant=tenant, actor=actor, action="listing_status.refreshed", obj=business,
-                     summary={"business": business.remote_id,
-                              "location_status": report.location_status or ""})
-    return ListingStatusReport.objects.get(reseller=tenant, business=business)
-
-
-def _refresh_failed(*, tenant: Reseller, actor: User | None, business: Business,
-                    error: Exception) -> None:
-    code = getattr(error, "code", None)
-    audit_record(tenant=tenant, actor=actor, action="listing_status.refresh_failed",
-                 obj=business, summary={"business": business.remote_id, "code": code,
-                                        "message": provider_error_message(error)[:500]})
-
-
-# -- a location's hierarchy levels ---------------------------------------------------------------
-
-
-def hierarchy_update(*, tenant: Reseller, actor: User | None, business: Business,
-                     levels: dict[str, str]) -> OutboxEntry:
-    """Queue a location's whole hierarchy mapping for the provider (which replaces the mapping
-    it holds with exactly these levels); the mirror follows once the provider accepts it."""
-    from outbox.services import outbox_enqueue  # it imports this module
-
-    if not business.is_location:
-        raise ValueError("Hierarchy levels belong to locations only.")
-    if not levels:
-        raise ValueError("Give at least one level.")
-    clean = {str(name).strip(): str(value).strip() for name, value in levels.items()}
-    if any(not name or not value for name, value in clean.items()):
-        raise ValueError("Every level needs a name and a value.")
-    summary = "Hierarchy: " + ", ".join(f"{name}={value}" for name, value in clean.items())
-    with transaction.atomic():
-        entry = outbox_enqueue(tenant=tenant, actor=actor,
-                               kind=OutboxEntry.Kind.HIERARCHY_UPDATE,
-                               payload={"levels": clean}, business=business, summary=summary)
-        audit_record(tenant=tenant, actor=actor, action="hierarchy.update_requested",
-                     obj=business, summary={"business": business.remote_id, "levels": clean,
-                                            "outbox": entry.pk})
-    return entry
 
 
 def hierarchy_mapping_replace(*, tenant: Reseller, business: Business,

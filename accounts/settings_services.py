@@ -15,8 +15,8 @@ from django.db import transaction
 from django.views.decorators.debug import sensitive_variables
 
 from accounts import credentials
-from accounts.clients import KeyBoundElsewhere, provider_client
 from accounts.models import ApiToken, Business, Membership, Reseller, Role, User
+from accounts.provider_access import KeyBoundElsewhere, provider_client
 from accounts.services import audit_record, membership_set, user_create_or_update
 from portal.exceptions import AccessRefused
 from portal.outbound import UnsafeURL, check_provider_base_url, url_origin

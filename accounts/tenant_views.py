@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.mixins import LoginRequiredMixin
 
 from accounts import access
-from accounts.selectors import membership_for_entry
+from accounts.selectors import business_detail_get, business_get, membership_for_entry
 from portal.tenancy import tenant_scope
 
 SAFE_METHODS = access.SAFE_METHODS
@@ -46,3 +46,23 @@ class TenantViewMixin(LoginRequiredMixin):
     def may_change(self) -> bool:
         """Whether the member may change things through this page (its buttons and forms)."""
         return access.allows(self.membership, self.url_name, write=True)
+
+
+class BusinessTabMixin(TenantViewMixin):
+    """A page of one business, named by `remote_id` in the URL: 404 outside the tenant or the
+    member's subtree. Pages with `removed_shown` also open for a removed business (they say
+    so), and hide a parent that lies outside the member's subtree."""
+
+    removed_shown = False
+
+    def get_business(self):
+        if not hasattr(self, "_business"):
+            find = business_detail_get if self.removed_shown else business_get
+            self._business = find(tenant=self.tenant, membership=self.membership,
+                                  remote_id=self.kwargs["remote_id"])
+        return self._business
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["business"] = self.get_business()
+        return context

@@ -2,7 +2,6 @@ import csv
 import math
 from dataclasses import dataclass
 
-from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.core.paginator import Paginator
 from django.http import StreamingHttpResponse
@@ -11,14 +10,10 @@ from django.utils import timezone
 from django.views.generic import TemplateView, View
 
 from accounts import selectors, services
-from accounts.dashboard import dashboard_summary, health_segments, status_segments
-from accounts.forms import HierarchyFormSet
 from accounts.links import business_detail_prefix
 from accounts.models import Business
 from accounts.selectors import membership_list_for_user
 from accounts.tenant_views import TenantViewMixin
-from outbox.models import OutboxEntry
-from portal.charts import donut, stacked_bar
 from portal.pagination import CountInPagePaginator
 from portal.tenancy import tenant_scope
 
@@ -41,20 +36,6 @@ class ResellerPickerView(LoginRequiredMixin, TemplateView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         context["memberships"] = membership_list_for_user(user=self.request.user)
-        return context
-
-
-class TenantHomeView(TenantViewMixin, TemplateView):
-    """The dashboard: totals, listing health, reviews, recent syncs, locations needing action."""
-
-    template_name = "accounts/tenant_home.html"
-
-    def get_context_data(self, **kwargs):
-        context = super().get_context_data(**kwargs)
-        dashboard = dashboard_summary(tenant=self.tenant, membership=self.membership)
-        context["dashboard"] = dashboard
-        context["business_count"] = dashboard.business_count
-        context["location_count"] = dashboard.location_count
         return context
 
 
@@ -198,124 +179,3 @@ class BusinessTreeView(TenantViewMixin, TemplateView):
         return context
 
 
-# -- one business ------------------------------------------------------------------------------
-
-
-SITE_STATUS_BADGES = {"Synced": "ok", "In Progress": "info", "Action Required": "bad",
-                      "Connect": "warn"}
-LOCATION_STATUS_BADGES = {"Published": "ok", "Scan State": "info", "Disabled": "bad"}
-REFRESH_WAIT_SECONDS = 120
-
-
-class BusinessMixin(TenantViewMixin):
-    """Resolves `remote_id` inside the tenant and the member's subtree, else 404."""
-
-    def get_business(self):
-        if not hasattr(self, "_business"):
-            self._business = selectors.business_detail_get(
-                tenant=self.tenant, membership=self.membership,
-                remote_id=self.kwargs["remote_id"])
-        return self._business
-
-    def get_context_data(self, **kwargs):
-        context = super().get_context_data(**kwargs)
-        context["business"] = self.get_business()
-        return context
-
-
-class BusinessDetailView(BusinessMixin, TemplateView):
-    """Tab "Listing status": the status report and its sites, or what is under a container."""
-
-    template_name = "accounts/business_detail.html"
-
-    def get_context_data(self, **kwargs):
-        context = super().get_context_data(**kwargs)
-        business = context["business"]
-        if business.is_location:
-            report = getattr(business, "status_report", None)
-            if report is not None and report.removed_at is not None:
-                report = None
-            sites = list(selectors.listing_site_list(tenant=self.tenant, business=business))
-            for site in sites:
-                site.badge = SITE_STATUS_BADGES.get(site.status, "")
-            last_refresh = selectors.listing_refresh_latest(tenant=self.tenant,
-                                                            business=business)
-            waiting = (last_refresh is not None
-                       and last_refresh.action == "listing_status.refresh_requested")
-            context.update(
-                report=report, sites=sites, last_refresh=last_refresh,
-                # The page reloads itself while a fresh request waits for its task.
-                refresh_pending=waiting and (timezone.now() - last_refresh.created_at
-                                             ).total_seconds() < REFRESH_WAIT_SECONDS,
-                refresh_stuck=waiting and (timezone.now() - last_refresh.created_at
-                                           ).total_seconds() >= REFRESH_WAIT_SECONDS,
-                location_badge=LOCATION_STATUS_BADGES.get(
-                    getattr(report, "location_status", ""), ""),
-            )
-            if report is not None:
-                health = {"synced": report.synced_count, "submitted": report.submitted_count,
-                          "need_updates": report.need_updates_count,
-                          "opted_out": report.opted_out_count,
-                          "not_connected": report.not_connected_count}
-                context["report_chart"] = stacked_bar(health_segments(health),
-                                                      title="Listing sites by state")
-        else:
-            summary = selectors.business_children_summary(
-                tenant=self.tenant, membership=self.membership, business=business)
-            context["summary"] = summary
-            context["status_chart"] = donut(status_segments(summary["locations_by_status"]),
-                                            title="Locations by status",
-                                            center_text=str(summary["location_count"]))
-            context["health_chart"] = stacked_bar(health_segments(summary["health"]),
-                                                  title="Listing sites of these locations")
-        return context
-
-    def post(self, request, *args, **kwargs):
-        business = self.get_business()
-        if not business.is_location or business.removed_at is not None:
-            messages.error(request, "Only current locations have a listing status to refresh.")
-        else:
-            services.listing_status_refresh_request(tenant=self.tenant, actor=request.user,
-                                                    business=business)
-            messages.success(request, "Refresh requested: the provider's status report is being "
-                                      "fetched. Reload this page in a few seconds.")
-        return redirect("business_detail", slug=self.tenant.slug, remote_id=business.remote_id)
-
-
-class BusinessHierarchyView(BusinessMixin, TemplateView):
-    """Tab "Hierarchy": the location's levels, edited as a whole and sent through the outbox."""
-
-    template_name = "accounts/business_hierarchy.html"
-
-    def get_context_data(self, formset=None, **kwargs):
-        context = super().get_context_data(**kwargs)
-        business = context["business"]
-        levels = list(selectors.hierarchy_level_list(tenant=self.tenant, business=business))
-        latest = selectors.hierarchy_latest_update(tenant=self.tenant, business=business)
-        if formset is None and business.is_location:
-            initial = [{"level_name": row.level_name, "level_value": row.level_value}
-                       for row in levels]
-            if latest is not None and latest.state != OutboxEntry.State.ACCEPTED:
-                # Pending, rejected or failed: start from what was last asked for, not lost.
-                # Sorted like the mirror's rows (JSON objects keep no order on PostgreSQL).
-                initial = [{"level_name": name, "level_value": value}
-                           for name, value in sorted(latest.payload.get("levels", {}).items())]
-            formset = HierarchyFormSet(initial=initial, prefix="levels")
-        context.update(levels=levels, latest=latest, formset=formset,
-                       editable=business.is_location and business.removed_at is None)
-        return context
-
-    def post(self, request, *args, **kwargs):
-        business = self.get_business()
-        if not business.is_location or business.removed_at is not None:
-            messages.error(request, "Hierarchy levels belong to current locations only.")
-            return redirect("business_hierarchy", slug=self.tenant.slug,
-                            remote_id=business.remote_id)
-        formset = HierarchyFormSet(request.POST, prefix="levels")
-        if not formset.is_valid():
-            return self.render_to_response(self.get_context_data(formset=formset))
-        services.hierarchy_update(tenant=self.tenant, actor=request.user, business=business,
-                                  levels=formset.levels())
-        messages.success(request, "Hierarchy saved and queued for the provider; its state "
-                                  "shows below.")
-        return redirect("business_hierarchy", slug=self.tenant.slug, remote_id=business.remote_id)

@@ -27,6 +27,7 @@ from django.utils.dateparse import parse_datetime
 from accounts.models import Business, Reseller, User
 from accounts.services import audit_record
 from events.models import EventReceiver, ProviderEvent
+from portal.retries import retry_delay
 
 logger = logging.getLogger(__name__)
 
@@ -34,6 +35,7 @@ LISTING_UPDATED = "LISTING_UPDATED"
 SURVEY_COMPLETED = "SURVEY_COMPLETED"
 RECEIVER_EVENTS = (LISTING_UPDATED, SURVEY_COMPLETED)
 RETRY_BASE_SECONDS = 30
+RETRY_MAX_SECONDS = 3600
 
 State = ProviderEvent.State
 
@@ -300,7 +302,7 @@ def provider_event_process(*, tenant: Reseller, event_id: int) -> ProviderEvent 
         if event.attempts >= settings.PROVIDER_EVENT_MAX_ATTEMPTS:
             _finish(event, State.FAILED, f"Gave up after {event.attempts} attempts: {exc}")
         else:
-            delay = RETRY_BASE_SECONDS * 2 ** (event.attempts - 1)
+            delay = retry_delay(event.attempts - 1, base=RETRY_BASE_SECONDS, cap=RETRY_MAX_SECONDS)
             ProviderEvent.objects.filter(pk=event.pk).update(
                 state=State.RECEIVED, claimed_at=None, result=str(exc)[:500],
                 next_attempt_at=timezone.now() + datetime.timedelta(seconds=delay))
@@ -319,7 +321,7 @@ def _act(*, tenant: Reseller, event: ProviderEvent) -> tuple[str, str]:
 
 
 def _listing_updated(*, tenant: Reseller, event: ProviderEvent) -> tuple[str, str]:
-    from accounts.services import RefreshFailed, listing_status_refresh
+    from listings.services import RefreshFailed, listing_status_refresh
     from provider import RateLimited, Transient
 
     business = Business.objects.filter(reseller=tenant,
@@ -341,8 +343,8 @@ def _listing_updated(*, tenant: Reseller, event: ProviderEvent) -> tuple[str, st
 
 
 def _survey_completed(*, tenant: Reseller, event: ProviderEvent) -> tuple[str, str]:
-    from accounts.clients import provider_client, provider_error_message
     from accounts.credentials import CredentialError
+    from accounts.provider_access import provider_client, provider_error_message
     from portal.outbound import UnsafeURL
     from provider import ProviderError, RateLimited, Transient
     from reviews_app.mirroring import survey_responses_mirror

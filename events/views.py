@@ -12,8 +12,8 @@ from accounts.tenant_views import TenantViewMixin
 from events import selectors, services
 from events.filtersets import ProviderEventFilterSet
 from events.models import ProviderEvent
-from listings.views import paginate
 from portal.charts import PALETTE, Segment, column_chart
+from portal.pagination import paginate
 
 PAGE_SIZE = 50
 EVENT_COLORS = {services.LISTING_UPDATED: PALETTE["info"],

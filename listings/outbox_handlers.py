@@ -10,8 +10,10 @@ from __future__ import annotations
 from django.utils import timezone
 
 from accounts.credentials import decrypt
+from accounts.services import hierarchy_mapping_replace
 from listings.models import Answer, CustomField, Question, Subscription
 from outbox.models import OutboxEntry
+from outbox.services import outbox_handler
 from portal.mirror import upsert
 from provider import NotFound, ProviderClient, Rejected
 from provider.types import WebhookAuth
@@ -20,6 +22,7 @@ DUPLICATE_CUSTOM_FIELD = 5022
 SUBSCRIPTION_NOT_FOUND = 1005
 
 
+@outbox_handler(OutboxEntry.Kind.CUSTOM_FIELD_CREATE)
 class CustomFieldCreate:
     """payload: the create-custom-field body (`CustomFieldSpec.to_json()`)."""
 
@@ -57,6 +60,7 @@ class CustomFieldCreate:
                            "field_description", "filterable", "created_ms", "updated_ms"])
 
 
+@outbox_handler(OutboxEntry.Kind.QNA_DELETE_ALL)
 class QnaDeleteAll:
     """payload: {"businessId"} of `entry.business`. Deleting is idempotent: no reconcile."""
 
@@ -73,6 +77,7 @@ class QnaDeleteAll:
         questions.filter(removed_at__isnull=True).update(removed_at=now)
 
 
+@outbox_handler(OutboxEntry.Kind.SUBSCRIBE)
 class Subscribe:
     """payload: {"webhookUrl", "eventName", "emails", "auth": {"username",
     "password_encrypted"} | null}.
@@ -116,6 +121,7 @@ class Subscribe:
             entry.save(update_fields=["payload", "updated_at"])
 
 
+@outbox_handler(OutboxEntry.Kind.UNSUBSCRIBE)
 class Unsubscribe:
     """payload: {"subscriptionId"}. Removing is idempotent: sending twice is safe."""
 
@@ -146,3 +152,21 @@ class Unsubscribe:
             reseller=entry.reseller, remote_id=entry.payload["subscriptionId"],
             removed_at__isnull=True,
         ).update(removed_at=timezone.now())
+
+
+@outbox_handler(OutboxEntry.Kind.HIERARCHY_UPDATE)
+class HierarchyUpdate:
+    """payload: {"levels": {level name: level value}}, the whole mapping of `entry.business`.
+
+    The provider replaces the mapping it holds with what is sent, so sending again is harmless:
+    no reconciling is needed after an unknown outcome, the outbox simply retries.
+    """
+
+    def send(self, client: ProviderClient, entry: OutboxEntry):
+        return client.update_hierarchy(entry.business.remote_id, entry.payload["levels"])
+
+    def on_accepted(self, entry: OutboxEntry, reply) -> None:
+        # The provider has no read operation for hierarchies: an accepted write is the truth.
+        if entry.business is not None:
+            hierarchy_mapping_replace(tenant=entry.reseller, business=entry.business,
+                                      levels=entry.payload["levels"])

@@ -5,30 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet, Sum
 
-from accounts.models import Business, Reseller
+from accounts.models import AuditEvent, Business, HierarchyMapping, Membership, Reseller
+from accounts.selectors import business_list
 from listings.models import (
     AiSearchConfiguration,
     Answer,
     CustomField,
+    ListingSite,
     ListingStatusReport,
     Question,
     Subscription,
 )
 from outbox.models import OutboxEntry
-
-
-def outbox_entry_list(*, tenant: Reseller, kinds: Iterable[str],
-                      business: Business | None = None,
-                      states: Iterable[str] | None = None) -> QuerySet[OutboxEntry]:
-    """Outbox rows of some kinds, newest first (optionally of one business, in some states)."""
-    queryset = OutboxEntry.objects.filter(reseller=tenant, kind__in=list(kinds))
-    if business is not None:
-        queryset = queryset.filter(business=business)
-    if states is not None:
-        queryset = queryset.filter(state__in=list(states))
-    return queryset.order_by("-created_at", "-id")
+from outbox.selectors import outbox_entry_list
 
 
 def outbox_entry_get(*, tenant: Reseller, kinds: Iterable[str], pk: int) -> OutboxEntry | None:
@@ -104,3 +95,85 @@ def subscription_removals_open(*, tenant: Reseller) -> set[str]:
 def listing_status_report_get(*, tenant, business):
     """The mirrored status report of a location, or None before its first sync."""
     return ListingStatusReport.objects.filter(reseller=tenant, business=business).first()
+
+
+# -- one business's listing status, health and hierarchy ----------------------------------
+
+
+def listing_site_list(*, tenant: Reseller, business: Business):
+    return ListingSite.objects.filter(reseller=tenant, business=business,
+                                      removed_at__isnull=True).order_by("site_name", "site_id")
+
+
+HEALTH_FIELDS = {
+    "synced": "synced_count", "submitted": "submitted_count",
+    "need_updates": "need_updates_count", "opted_out": "opted_out_count",
+    "not_connected": "not_connected_count", "total_sites": "total_sites",
+}
+
+
+def listing_health(*, locations: QuerySet[Business]) -> dict[str, int]:
+    """Sums of the status reports of `locations`, one aggregate query: site counts per state,
+    how many locations have a report and how many need action."""
+    return _report_totals(ListingStatusReport.objects.filter(
+        removed_at__isnull=True, business__in=locations.filter(type=Business.Type.BUSINESS)))
+
+
+def listing_health_of_account(*, tenant: Reseller) -> dict[str, int]:
+    """`listing_health` of every current location of the account, from the reports alone:
+    a current report always belongs to a current location (a business's removal removes its
+    report), so no join to 50,000 businesses is needed."""
+    return _report_totals(ListingStatusReport.objects.filter(reseller=tenant,
+                                                             removed_at__isnull=True))
+
+
+def _report_totals(reports: QuerySet[ListingStatusReport]) -> dict[str, int]:
+    # Counted on the business column (never null) rather than the primary key, which the
+    # counts index does not carry: the whole aggregate then reads that index only.
+    totals = reports.aggregate(
+        **{key: Sum(column) for key, column in HEALTH_FIELDS.items()},
+        reports=Count("business"), needs_action=Count("business", filter=Q(needs_action=True)),
+    )
+    return {key: value or 0 for key, value in totals.items()}
+
+
+def business_children_summary(*, tenant: Reseller, membership: Membership | None,
+                              business: Business, limit: int = 50) -> dict:
+    """What is under a reseller or enterprise: locations by status, their listing health and
+    the first direct children (three queries)."""
+    under = (business_list(tenant=tenant, membership=membership)
+             .filter(business.subtree_q()).exclude(pk=business.pk))
+    by_status = dict(under.filter(type=Business.Type.BUSINESS).order_by().values_list("status")
+                     .annotate(n=Count("pk")))
+    # A child of a business the member sees is theirs to see too: no subtree filter, so the
+    # children come from the (parent, name) index.
+    children = list(business_list(tenant=tenant, membership=membership).filter(parent=business)
+                    .select_related("status_report")
+                    .defer("raw", "status_report__raw").order_by("name", "pk")[:limit + 1])
+    return {
+        "locations_by_status": by_status,
+        "location_count": sum(by_status.values()),
+        "health": listing_health(locations=under),
+        "children": children[:limit],
+        "more_children": len(children) > limit,
+    }
+
+
+def listing_refresh_latest(*, tenant: Reseller, business: Business) -> AuditEvent | None:
+    """The latest refresh of the business's status report asked for, done or failed."""
+    return (AuditEvent.objects.filter(reseller=tenant, object_type="accounts.business",
+                                      object_id=str(business.pk),
+                                      action__startswith="listing_status.refresh")
+            .order_by("-created_at", "-id").first())
+
+
+def hierarchy_level_list(*, tenant: Reseller, business: Business) -> QuerySet[HierarchyMapping]:
+    return HierarchyMapping.objects.filter(reseller=tenant, business=business).order_by(
+        "level_name")
+
+
+def hierarchy_latest_update(*, tenant: Reseller, business: Business):
+    """The latest hierarchy change sent (or being sent) to the provider for this business."""
+    return (OutboxEntry.objects.filter(reseller=tenant, business=business,
+                                       kind=OutboxEntry.Kind.HIERARCHY_UPDATE)
+            .order_by("-created_at", "-id").first())

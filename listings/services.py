@@ -8,30 +8,28 @@ the user's transaction and the handlers in `listings.outbox_handlers` send it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.clients import provider_client, provider_error_message
 from accounts.credentials import CredentialError, encrypt
-from accounts.models import Business, Reseller, User
+from accounts.models import AuditEvent, Business, Reseller, User
+from accounts.provider_access import provider_call, provider_client, provider_error_message
 from accounts.services import audit_record
-from listings.mirroring import ai_search_configuration_mirror
-from listings.models import AiSearchConfiguration, CustomField, Subscription
-from listings.selectors import (
-    ai_search_configuration_get,
-    outbox_entry_list,
-    qna_deletion_latest,
-)
+from listings import tasks
+from listings.mirroring import ai_search_configuration_mirror, status_reports_mirror
+from listings.models import AiSearchConfiguration, CustomField, ListingStatusReport, Subscription
+from listings.selectors import ai_search_configuration_get, qna_deletion_latest
 from outbox.models import OutboxEntry
+from outbox.selectors import outbox_entry_list
 from outbox.services import outbox_enqueue
 from portal.outbound import UnsafeURL
 from provider import (
     AuthError,
-    ProviderClient,
     ProviderError,
+    RateLimited,
+    Transient,
 )
 from provider.types import CustomFieldSpec
 
@@ -41,34 +39,6 @@ Kind = OutboxEntry.Kind
 
 
 # -- provider calls made while the user waits -------------------------------------------------
-
-class ProviderUnavailable(Exception):
-    """A provider call made for a page failed; `str(exc)` says why, in words for the user."""
-
-    def __init__(self, message: str, *, code: int | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-
-
-@contextmanager
-def provider_call(*, tenant: Reseller) -> Iterator[ProviderClient]:
-    """A client for one request of a page; failures become `ProviderUnavailable`."""
-    try:
-        client = provider_client(tenant=tenant)
-    except (CredentialError, UnsafeURL) as exc:
-        raise ProviderUnavailable(provider_error_message(exc)) from exc
-    with client:
-        try:
-            yield client
-        except ProviderError as exc:
-            logger.info("provider call for reseller %s failed: %s", tenant.pk, str(exc))
-            if isinstance(exc, AuthError):
-                # As the outbox does: the dashboard then tells the owner to replace the key.
-                Reseller.objects.filter(pk=tenant.pk).update(status=Reseller.Status.KEY_REJECTED)
-            raise ProviderUnavailable(provider_error_message(exc), code=exc.code) from exc
-
 
 # -- AI search ----------------------------------------------------------------------------------
 
@@ -170,3 +140,102 @@ def subscription_delete(*, tenant: Reseller, actor: User | None,
                           payload={"subscriptionId": subscription.remote_id},
                           summary=f"Unsubscribe {subscription.webhook_url} from "
                                   f"{subscription.event_name}")
+
+
+# -- a location's listing status, refreshed on request ------------------------------------------
+
+
+class RefreshFailed(Exception):
+    """A status refresh did not happen; the message is meant for the user."""
+
+
+
+
+def listing_status_refresh_request(*, tenant: Reseller, actor: User | None,
+                                   business: Business) -> AuditEvent:
+    """Ask for one location's status report to be fetched again, by a task after commit."""
+    if not business.is_location:
+        raise ValueError("Only locations have a listing status report.")
+    with transaction.atomic():
+        event = audit_record(tenant=tenant, actor=actor, action="listing_status.refresh_requested",
+                             obj=business, summary={"business": business.remote_id})
+        actor_id = actor.pk if actor is not None and actor.pk else None
+        transaction.on_commit(lambda: _queue_refresh(tenant, actor, business, actor_id))
+    return event
+
+
+def _queue_refresh(tenant: Reseller, actor: User | None, business: Business,
+                   actor_id: int | None) -> None:
+    try:
+        tasks.listing_status_refresh_task.delay(reseller_id=tenant.pk, business_id=business.pk,
+                                                   actor_id=actor_id)
+    except Exception:  # noqa: BLE001 - the broker is down; say so instead of waiting forever
+        logger.warning("could not queue the status refresh of business %s", business.pk,
+                       exc_info=True)
+        audit_record(tenant=tenant, actor=actor, action="listing_status.refresh_failed",
+                     obj=business, summary={"business": business.remote_id,
+                                            "message": "The task queue is unavailable; "
+                                                       "try again later."})
+
+
+def listing_status_refresh(*, tenant: Reseller, actor: User | None, business: Business,
+                           retry_later: bool = False) -> ListingStatusReport:
+    """Fetch one location's status report from the provider and mirror it with its sites.
+
+    Returns the mirrored report. Failures are recorded in the audit log (the page shows the
+    latest) and raised as `RefreshFailed`; with `retry_later`, rate limits and transient
+    failures are raised as they are, for the task to retry, and recorded only on the last try.
+    """
+    try:
+        client = provider_client(tenant=tenant)
+        with client:
+            report = client.location_status(business.remote_id)
+    except (CredentialError, UnsafeURL, ProviderError) as exc:
+        if retry_later and isinstance(exc, RateLimited | Transient):
+            raise
+        if isinstance(exc, AuthError):
+            Reseller.objects.filter(pk=tenant.pk).update(status=Reseller.Status.KEY_REJECTED)
+        _refresh_failed(tenant=tenant, actor=actor, business=business, error=exc)
+        raise RefreshFailed(provider_error_message(exc)) from exc
+    with transaction.atomic():
+        status_reports_mirror(tenant=tenant, reports=[(business, report)],
+                              seen_at=timezone.now())
+        audit_record(tenant=tenant, actor=actor, action="listing_status.refreshed", obj=business,
+                     summary={"business": business.remote_id,
+                              "location_status": report.location_status or ""})
+    return ListingStatusReport.objects.get(reseller=tenant, business=business)
+
+
+def _refresh_failed(*, tenant: Reseller, actor: User | None, business: Business,
+                    error: Exception) -> None:
+    code = getattr(error, "code", None)
+    audit_record(tenant=tenant, actor=actor, action="listing_status.refresh_failed",
+                 obj=business, summary={"business": business.remote_id, "code": code,
+                                        "message": provider_error_message(error)[:500]})
+
+
+# -- a location's hierarchy levels ---------------------------------------------------------------
+
+
+def hierarchy_update(*, tenant: Reseller, actor: User | None, business: Business,
+                     levels: dict[str, str]) -> OutboxEntry:
+    """Queue a location's whole hierarchy mapping for the provider (which replaces the mapping
+    it holds with exactly these levels); the mirror follows once the provider accepts it."""
+    from outbox.services import outbox_enqueue  # it imports this module
+
+    if not business.is_location:
+        raise ValueError("Hierarchy levels belong to locations only.")
+    if not levels:
+        raise ValueError("Give at least one level.")
+    clean = {str(name).strip(): str(value).strip() for name, value in levels.items()}
+    if any(not name or not value for name, value in clean.items()):
+        raise ValueError("Every level needs a name and a value.")
+    summary = "Hierarchy: " + ", ".join(f"{name}={value}" for name, value in clean.items())
+    with transaction.atomic():
+        entry = outbox_enqueue(tenant=tenant, actor=actor,
+                               kind=OutboxEntry.Kind.HIERARCHY_UPDATE,
+                               payload={"levels": clean}, business=business, summary=summary)
+        audit_record(tenant=tenant, actor=actor, action="hierarchy.update_requested",
+                     obj=business, summary={"business": business.remote_id, "levels": clean,
+                                            "outbox": entry.pk})
+    return entry

@@ -5,39 +5,20 @@ configuration and webhook subscriptions. Thin: reads come from selectors, writes
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect
 from django.views.generic import TemplateView
 
-from accounts.selectors import business_get
-from accounts.tenant_views import TenantViewMixin
+from accounts.provider_access import ProviderUnavailable
+from accounts.tenant_views import BusinessTabMixin, TenantViewMixin
 from listings import selectors, services
 from listings.forms import CustomFieldForm, SubscriptionForm
 from outbox.models import OutboxEntry
+from portal.pagination import paginate
 
 Kind = OutboxEntry.Kind
 QNA_PAGE_SIZE = 20
 RECENT_CHANGES = 10
-
-
-class BusinessTabMixin(TenantViewMixin):
-    """A tab of one business: 404 outside the tenant or the member's subtree."""
-
-    def get_business(self):
-        if not hasattr(self, "_business"):
-            self._business = business_get(tenant=self.tenant, membership=self.membership,
-                                          remote_id=self.kwargs["remote_id"])
-        return self._business
-
-    def get_context_data(self, **kwargs):
-        context = super().get_context_data(**kwargs)
-        context["business"] = self.get_business()
-        return context
-
-
-def paginate(request, queryset, per_page: int):
-    return Paginator(queryset, per_page).get_page(request.GET.get("page"))
 
 
 # -- Q&A ----------------------------------------------------------------------------------------
@@ -148,7 +129,7 @@ class AiSearchView(TenantViewMixin, TemplateView):
     def post(self, request, *args, **kwargs):
         try:
             services.ai_search_configuration_refresh(tenant=self.tenant, actor=request.user)
-        except services.ProviderUnavailable as exc:
+        except ProviderUnavailable as exc:
             messages.error(request, f"Could not refresh the configuration. {exc}")
         else:
             messages.success(request, "The configuration was refreshed from the provider.")

@@ -6,9 +6,11 @@ from django.utils import timezone
 
 from media_app.mirroring import media_upsert
 from outbox.models import OutboxEntry
+from outbox.services import outbox_handler
 from provider import ProviderClient
 
 
+@outbox_handler(OutboxEntry.Kind.MEDIA_ADD)
 class MediaAdd:
     """payload: {"url", "mediaCategory", "description", "mediaFormat"} for `entry.business`."""
 

@@ -8,10 +8,11 @@ from django.shortcuts import redirect
 from django.utils.decorators import method_decorator
 from django.views.generic import TemplateView
 
-from listings.views import BusinessTabMixin, paginate
+from accounts.tenant_views import BusinessTabMixin
 from media_app import selectors
 from media_app.forms import MediaAddForm, MediaFilterForm
 from media_app.services import media_add
+from portal.pagination import paginate
 
 GALLERY_PAGE_SIZE = 24
 

@@ -16,7 +16,8 @@ marked `in_doubt`, as is a row a dead worker left `sending`; an attempt on a row
 reconciles first and sends only if the provider does not have the change.
 
 A handler is a class with `send(client, entry) -> reply`, `on_accepted(entry, reply)` and
-optionally `reconcile(client, entry) -> reply | None`, registered in `HANDLERS` by kind.
+optionally `reconcile(client, entry) -> reply | None`, registered by kind with
+`@outbox_handler(kind)` in the app that owns the write.
 """
 
 from __future__ import annotations
@@ -26,17 +27,18 @@ from datetime import timedelta
 from typing import Any, Protocol
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
-from django.utils.module_loading import import_string
 
-from accounts.clients import provider_client
 from accounts.credentials import CredentialError
 from accounts.models import Business, Reseller, User
+from accounts.provider_access import provider_client
 from accounts.services import audit_record
 from outbox.models import OutboxEntry
 from portal.outbound import UnsafeURL
+from portal.retries import retry_delay
 from provider import AuthError, ProviderClient, ProviderError, RateLimited, Transient
 
 logger = logging.getLogger(__name__)
@@ -44,15 +46,9 @@ logger = logging.getLogger(__name__)
 Kind = OutboxEntry.Kind
 State = OutboxEntry.State
 
-HANDLERS = {
-    Kind.MEDIA_ADD: "media_app.outbox_handlers.MediaAdd",
-    Kind.LISTING_CREATE: "listings.editor.outbox_handlers.ListingCreate",
-    Kind.CUSTOM_FIELD_CREATE: "listings.outbox_handlers.CustomFieldCreate",
-    Kind.QNA_DELETE_ALL: "listings.outbox_handlers.QnaDeleteAll",
-    Kind.SUBSCRIBE: "listings.outbox_handlers.Subscribe",
-    Kind.UNSUBSCRIBE: "listings.outbox_handlers.Unsubscribe",
-    Kind.HIERARCHY_UPDATE: "accounts.outbox_handlers.HierarchyUpdate",
-}
+# Filled by the apps that own each kind of write (`outbox_handler`, imported from their
+# AppConfig.ready()): the outbox knows no app above it.
+HANDLERS: dict[str, type] = {}
 
 
 class OutboxHandler(Protocol):
@@ -61,8 +57,20 @@ class OutboxHandler(Protocol):
     def on_accepted(self, entry: OutboxEntry, reply: Any) -> None: ...
 
 
+def outbox_handler(kind: str):
+    """Class decorator: the handler of one kind of write."""
+
+    def register(handler: type) -> type:
+        if HANDLERS.get(kind, handler) is not handler:
+            raise ImproperlyConfigured(f"Two outbox handlers for {kind!r}.")
+        HANDLERS[kind] = handler
+        return handler
+
+    return register
+
+
 def handler_for(kind: str) -> OutboxHandler:
-    return import_string(HANDLERS[kind])()
+    return HANDLERS[kind]()
 
 
 def outbox_enqueue(*, tenant: Reseller, actor: User | None, kind: str, payload: dict,
@@ -209,8 +217,8 @@ def _retry_later(entry: OutboxEntry, exc: ProviderError) -> OutboxEntry:
     if entry.attempts >= settings.OUTBOX_MAX_ATTEMPTS:
         return _finish(entry, State.FAILED, code=exc.code,
                        message=f"Gave up after {entry.attempts} attempts: {exc.message}")
-    delay = exc.retry_after or min(3600, settings.OUTBOX_RETRY_BASE_SECONDS
-                                   * 2 ** (entry.attempts - 1))
+    delay = retry_delay(entry.attempts - 1, base=settings.OUTBOX_RETRY_BASE_SECONDS, cap=3600,
+                        suggested=exc.retry_after)
     entry.state = State.PENDING
     entry.next_attempt_at = timezone.now() + timedelta(seconds=delay)
     entry.last_error = str(exc)[:1000]

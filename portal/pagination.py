@@ -40,3 +40,9 @@ class CountInPagePaginator(Paginator):
         if number < 1:
             raise EmptyPage(self.error_messages["min_page"])
         return number
+
+
+def paginate(request, queryset, per_page: int):
+    """The page of `queryset` the request's `page` parameter asks for (the last one when it is
+    past the end, the first when it is not a number)."""
+    return Paginator(queryset, per_page).get_page(request.GET.get("page"))

@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "media_app",
     "reviews_app",
     "sync",
+    "dashboard",
     "events",
     "sandbox",
     "demo",

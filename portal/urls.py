@@ -10,6 +10,7 @@ from drf_spectacular.views import (
 
 # Every page of a reseller lives under /t/<slug>/; each app contributes its own part.
 tenant_patterns = [
+    path("", include("dashboard.urls")),
     path("", include("accounts.urls")),
     path("", include("sync.urls")),
     path("", include("listings.urls")),
@@ -21,6 +22,7 @@ tenant_patterns = [
 api_tenant_patterns = [
     path("", include("accounts.api.urls")),
     path("", include("sync.api.urls")),
+    path("", include("outbox.api.urls")),
     path("", include("listings.api.urls")),
     path("", include("media_app.api.urls")),
     path("", include("reviews_app.api.urls")),

@@ -11,8 +11,8 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from accounts.models import Business, Reseller, User
+from accounts.provider_access import ProviderUnavailable, provider_call
 from accounts.services import audit_record
-from listings.services import ProviderUnavailable, provider_call
 from reviews_app.models import Survey
 
 __all__ = ["ProviderUnavailable", "ReviewCounts", "review_count_by_rating_fetch", "survey_add"]

@@ -13,9 +13,10 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.generic import TemplateView
 
-from accounts.tenant_views import TenantViewMixin
-from listings.views import BusinessTabMixin, paginate
+from accounts.provider_access import ProviderUnavailable
+from accounts.tenant_views import BusinessTabMixin, TenantViewMixin
 from portal.charts import PALETTE, Segment, bar_chart
+from portal.pagination import paginate
 from reviews_app import selectors, services
 from reviews_app.forms import (
     REVIEW_SOURCES,
@@ -49,7 +50,7 @@ class BusinessReviewsView(BusinessTabMixin, TemplateView):
             result = services.review_count_by_rating_fetch(
                 tenant=self.tenant, business=business, from_date=data["date_from"],
                 to_date=data["date_to"], sources=data["sources"])
-        except services.ProviderUnavailable as exc:
+        except ProviderUnavailable as exc:
             context["provider_error"] = str(exc)
             return context
         labels = dict(REVIEW_SOURCES)

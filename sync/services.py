@@ -28,10 +28,10 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from accounts import access
-from accounts.clients import provider_client
 from accounts.credentials import CredentialError
 from accounts.mirroring import TreeNode, business_children_mirror, business_tree_mark_removed
 from accounts.models import Business, Reseller, SyncRun, User
+from accounts.provider_access import provider_client
 from accounts.services import audit_record
 from listings.mirroring import (
     ai_search_configuration_mirror,

@@ -7,10 +7,12 @@ killed mid-step leaves the message to be delivered again.
 from __future__ import annotations
 
 from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from accounts.models import Reseller, SyncRun
+from portal.retries import retry_delay
 from portal.tenancy import current_tenant, tenant_scope, tenant_task
 from provider import RateLimited, Transient
 from sync import services as syncing
@@ -25,8 +27,8 @@ STEP_OPTIONS = {
 
 
 def _countdown(task, exc: Exception) -> float:
-    suggested = getattr(exc, "retry_after", None)
-    return suggested if suggested else min(300, 5 * 2 ** task.request.retries)
+    return retry_delay(task.request.retries, base=5, cap=300,
+                       suggested=getattr(exc, "retry_after", None))
 
 
 def _give_up(run_id: int, exc: Exception) -> None:
@@ -58,7 +60,7 @@ def sync_run_task(self, *, reseller_id: int, run_id: int) -> None:
     try:
         syncing.sync_walk_and_dispatch(tenant=current_tenant(),
                                        run_id=run_id, dispatcher=_dispatcher_for(reseller_id))
-    except (RateLimited, Transient) as exc:
+    except (RateLimited, Transient, SoftTimeLimitExceeded) as exc:
         return _retry_or_fail(self, run_id, exc)
 
 
@@ -70,7 +72,7 @@ def sync_location_chunk_task(self, *, reseller_id: int, run_id: int, attempt: in
         syncing.sync_location_chunk(tenant=current_tenant(), run_id=run_id,
                                     attempt=attempt, first_pk=first_pk, last_pk=last_pk,
                                     expected=expected)
-    except (RateLimited, Transient) as exc:
+    except (RateLimited, Transient, SoftTimeLimitExceeded) as exc:
         return _retry_or_fail(self, run_id, exc)
 
 
@@ -81,7 +83,7 @@ def sync_account_resource_task(self, *, reseller_id: int, run_id: int, attempt: 
     try:
         syncing.sync_account_resource(tenant=current_tenant(), run_id=run_id,
                                       attempt=attempt, resource=resource)
-    except (RateLimited, Transient) as exc:
+    except (RateLimited, Transient, SoftTimeLimitExceeded) as exc:
         return _retry_or_fail(self, run_id, exc)
 
 

@@ -2,14 +2,21 @@
 index instead of computing it across a join for every business."""
 
 from django.db import migrations, models
+from django.db.models import F, FloatField, OuterRef, Subquery, Value
+from django.db.models.functions import Cast
 
 
 def fill_synced_percent(apps, schema_editor):
-    from listings.mirroring import synced_percent_of_report
-
+    # As listings.mirroring.synced_percent_of_report computed it when this migration was
+    # written; a migration keeps its own copy, so that later changes to the code leave it be.
     Business = apps.get_model("accounts", "Business")
-    Business.objects.update(synced_percent=synced_percent_of_report(
-        apps.get_model("listings", "ListingStatusReport")))
+    Report = apps.get_model("listings", "ListingStatusReport")
+    Business.objects.update(synced_percent=Subquery(
+        Report._base_manager.filter(business=OuterRef("pk"), total_sites__gt=0)
+        .annotate(percent=Cast(F("synced_count"), FloatField()) * Value(100.0)
+                  / Cast(F("total_sites"), FloatField()))
+        .values("percent")[:1],
+        output_field=FloatField()))
 
 
 SORT_INDEXES = {"business_synced_asc_idx": "ASC NULLS LAST",

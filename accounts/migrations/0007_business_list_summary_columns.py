@@ -16,17 +16,21 @@
 
 import django.db.models.functions.text
 from django.db import migrations, models
+from django.db.models import BooleanField, OuterRef, Subquery, Value
+from django.db.models.functions import Coalesce
 
 OLD_TRIGRAM_INDEXES = ("business_name_trgm_idx", "business_alias_trgm_idx",
                        "business_city_trgm_idx")
 
 
 def fill_needs_action(apps, schema_editor):
-    from listings.mirroring import needs_action_of_report
-
+    # As listings.mirroring.needs_action_of_report computed it when this migration was written.
     Business = apps.get_model("accounts", "Business")
-    Business.objects.update(needs_action=needs_action_of_report(
-        apps.get_model("listings", "ListingStatusReport")))
+    Report = apps.get_model("listings", "ListingStatusReport")
+    Business.objects.update(needs_action=Coalesce(
+        Subquery(Report._base_manager.filter(business=OuterRef("pk"))
+                 .values("needs_action")[:1], output_field=BooleanField()),
+        Value(False)))
 
 
 def use_search_text_trigram_index(apps, schema_editor):

@@ -7,7 +7,7 @@ from rest_framework import serializers
 
 from listings.editor.errors import error_field
 from listings.editor.schema import CATEGORY_SOURCES, COUNTRIES
-from listings.forms import EVENT_NAMES
+from listings.forms import EVENT_NAMES, LEVEL_NAME_MAX, LEVEL_VALUE_MAX
 from listings.models import (
     AiSearchConfiguration,
     Answer,
@@ -19,6 +19,7 @@ from listings.models import (
     Question,
     Subscription,
 )
+from outbox.api.serializers import ChangeSerializer
 from outbox.models import OutboxEntry
 from portal.api.serializers import StrictSerializer
 
@@ -265,3 +266,47 @@ class SubscriptionCreateSerializer(StrictSerializer):
     auth_password = serializers.CharField(required=False, allow_blank=True, default="",
                                           write_only=True,
                                           style={"input_type": "password"})
+
+
+# -- hierarchy mapping ---------------------------------------------------------------------------
+
+
+class HierarchyWriteSerializer(StrictSerializer):
+    """The whole mapping: the provider replaces what it holds with exactly these levels."""
+
+    levels = serializers.DictField(
+        child=serializers.CharField(max_length=LEVEL_VALUE_MAX, allow_blank=False,
+                                    trim_whitespace=True),
+        allow_empty=False,
+        help_text="Level name → value; every value non-empty, each name at most once.")
+
+    def validate_levels(self, levels):
+        errors, seen, clean = {}, set(), {}
+        for name, value in levels.items():
+            stripped = str(name).strip()
+            if not stripped:
+                errors[name or "(empty)"] = ["A level needs a name."]
+            elif len(stripped) > LEVEL_NAME_MAX:
+                errors[name] = [f"A level name has at most {LEVEL_NAME_MAX} characters."]
+            elif stripped.casefold() in seen:
+                errors[name] = [f"“{stripped}” is given twice; each level appears once."]
+            seen.add(stripped.casefold())
+            clean[stripped] = value
+        if errors:
+            raise serializers.ValidationError(errors)
+        return clean
+
+
+class HierarchySerializer(serializers.Serializer):
+    business_number = serializers.IntegerField()
+    levels = serializers.DictField(child=serializers.CharField(),
+                                   help_text="The levels the provider last accepted.")
+    latest_change = ChangeSerializer(allow_null=True,
+                                     help_text="The latest change sent (or being sent).")
+    requested_levels = serializers.DictField(
+        child=serializers.CharField(), allow_null=True,
+        help_text="What the latest change asks for (until it is accepted, it differs from "
+                  "`levels`).")
+
+
+# -- sync runs -----------------------------------------------------------------------------------

@@ -3,6 +3,8 @@ from django.urls import path
 from listings.api import views
 
 urlpatterns = [
+    path("businesses/<int:remote_id>/hierarchy/", views.BusinessHierarchy.as_view(),
+         name="api_business_hierarchy"),
     path("businesses/<int:remote_id>/listing/", views.ListingView.as_view(),
          name="api_listing"),
     path("businesses/<int:remote_id>/listing/submissions/",

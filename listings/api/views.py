@@ -13,6 +13,7 @@ from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import (
     OpenApiExample,
     extend_schema,
+    extend_schema_view,
     inline_serializer,
 )
 from rest_framework import exceptions, generics, status
@@ -21,10 +22,11 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from accounts.api.base import IdempotentCreateMixin, TenantAPIMixin
-from accounts.selectors import business_get, listing_site_list
-from accounts.services import listing_status_refresh_request
+from accounts.provider_access import ProviderUnavailable
+from accounts.selectors import business_get
 from listings import selectors as listing_selectors
 from listings.api import serializers as s
+from listings.api.serializers import HierarchySerializer, HierarchyWriteSerializer
 from listings.editor import selectors
 from listings.editor.categories import categories_fetch
 from listings.editor.diff import listing_diff, merge
@@ -35,15 +37,19 @@ from listings.editor.rules import check_listing
 from listings.editor.services import ListingBusy, listing_submit
 from listings.forms import CustomFieldForm, SubscriptionForm
 from listings.models import Category, ListingVersion
+from listings.selectors import hierarchy_latest_update, hierarchy_level_list, listing_site_list
 from listings.services import (
-    ProviderUnavailable,
     ai_search_configuration_refresh,
     custom_field_create,
+    hierarchy_update,
+    listing_status_refresh_request,
     qna_delete_all,
     subscription_create,
     subscription_delete,
 )
-from portal.api.docs import ERRORS, IDEMPOTENCY_KEY
+from outbox.api.serializers import ChangeSerializer
+from outbox.api.views import change_location
+from portal.api.docs import ERRORS, IDEMPOTENCY_KEY, READ_ERRORS, REMOTE_ID
 from portal.api.errors import ApiErrorSerializer, Conflict, ProviderRejected
 
 
@@ -439,3 +445,77 @@ class SubscriptionDetail(TenantAPIMixin, generics.GenericAPIView):
         entry = subscription_delete(tenant=self.tenant, actor=request.user,
                                     subscription=subscription)
         return Response(s.ListingsChangeSerializer(entry).data, status=status.HTTP_202_ACCEPTED)
+
+
+# -- hierarchy mapping ---------------------------------------------------------------------------
+
+
+@extend_schema_view(
+    get=extend_schema(
+        summary="A location's hierarchy mapping",
+        description="The levels the provider last accepted, and the latest change sent for "
+                    "them with its state.",
+        parameters=[REMOTE_ID], responses={200: HierarchySerializer, **READ_ERRORS}),
+    put=extend_schema(
+        summary="Replace a location's hierarchy mapping",
+        description="The provider replaces the whole mapping with exactly these levels, so "
+                    "send every level. Answers 202 with the queued change; poll "
+                    "`changes/{id}/` until it is accepted, rejected or failed.",
+        parameters=[REMOTE_ID, IDEMPOTENCY_KEY], request=HierarchyWriteSerializer,
+        responses={202: ChangeSerializer, **ERRORS},
+        examples=[OpenApiExample("Two levels", request_only=True,
+                                 value={"levels": {"Region": "West", "District": "Bay Area"}}),
+                  OpenApiExample("Queued", response_only=True, status_codes=["202"],
+                                 value={"id": 42, "kind": "hierarchy_update",
+                                        "state": "pending", "finished": False,
+                                        "summary": "Hierarchy: Region=West",
+                                        "business_number": 1001, "provider_code": None,
+                                        "provider_message": "", "attempts": 0,
+                                        "created_at": "2026-01-01T12:00:00Z",
+                                        "finished_at": None})]),
+)
+class BusinessHierarchy(TenantAPIMixin, IdempotentCreateMixin, generics.GenericAPIView):
+    serializer_class = HierarchyWriteSerializer
+    pagination_class = None
+
+    def get_object(self):
+        # DRF's own callers (the OPTIONS metadata) look the object up through this hook; the
+        # generic one needs a queryset, which this view has none of.
+        business = business_get(tenant=self.tenant, membership=self.membership,
+                                remote_id=self.kwargs["remote_id"])
+        self.check_object_permissions(self.request, business)
+        return business
+
+    def get(self, request, *args, **kwargs):
+        business = self.get_object()
+        levels = hierarchy_level_list(tenant=self.tenant, business=business)
+        latest = hierarchy_latest_update(tenant=self.tenant, business=business)
+        if latest is not None:
+            latest.business = business
+        data = {
+            "business_number": business.remote_id,
+            "levels": {row.level_name: row.level_value for row in levels},
+            "latest_change": latest,
+            "requested_levels": dict(sorted(latest.payload.get("levels", {}).items()))
+            if latest is not None else None,
+        }
+        return Response(HierarchySerializer(data).data)
+
+    def put(self, request, *args, **kwargs):
+        business = self.get_object()
+        return self.idempotent(request, lambda: self._replace(request, business))
+
+    def _replace(self, request, business):
+        serializer = HierarchyWriteSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        if not business.is_location or business.removed_at is not None:
+            raise ValidationError({"non_field_errors": [
+                "Hierarchy levels belong to current locations only."]})
+        try:
+            entry = hierarchy_update(tenant=self.tenant, actor=request.user, business=business,
+                                     levels=serializer.validated_data["levels"])
+        except ValueError as exc:
+            raise ValidationError({"levels": [str(exc)]}) from exc
+        entry.business = business
+        return Response(ChangeSerializer(entry).data, status=status.HTTP_202_ACCEPTED,
+                        headers={"Location": change_location(self, entry)})

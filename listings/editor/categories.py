@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
-from accounts.clients import provider_client
 from accounts.credentials import CredentialError
 from accounts.models import Business, Reseller
+from accounts.provider_access import provider_client
 from listings.editor.schema import CATEGORY_SOURCES, COUNTRIES
 from listings.models import Category
 from portal.mirror import mark_removed, upsert

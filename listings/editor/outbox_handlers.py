@@ -8,6 +8,7 @@ from accounts.models import Business
 from listings.editor.schema import COUNTRIES
 from listings.models import ListingVersion
 from outbox.models import OutboxEntry
+from outbox.services import outbox_handler
 from provider import ProviderClient
 
 RESTARTED_SITE_STATES = ("Submitted", "In Progress")
@@ -16,6 +17,7 @@ ADDRESS_COLUMNS = {"address1": "address1", "address2": "address2", "subLocality"
                    "city": "city", "state": "state", "zip": "zip", "countryCode": "country_code"}
 
 
+@outbox_handler(OutboxEntry.Kind.LISTING_CREATE)
 class ListingCreate:
     """payload: a create-listing body for `entry.business` (see listings.editor.diff)."""
 

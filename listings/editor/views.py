@@ -10,8 +10,7 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.generic import TemplateView, View
 
-from accounts.selectors import business_get
-from accounts.tenant_views import TenantViewMixin
+from accounts.tenant_views import BusinessTabMixin
 from listings.editor import selectors
 from listings.editor.categories import categories_fetch
 from listings.editor.diff import listing_diff, listing_payload
@@ -26,13 +25,7 @@ from outbox.models import OutboxEntry
 HISTORY_LENGTH = 10
 
 
-class BusinessMixin(TenantViewMixin):
-    def get_business(self):
-        if not hasattr(self, "business"):
-            self.business = business_get(tenant=self.tenant, membership=self.membership,
-                                         remote_id=self.kwargs["remote_id"])
-        return self.business
-
+class BusinessMixin(BusinessTabMixin):
     def get_version(self) -> ListingVersion:
         try:
             return selectors.listing_version_get(tenant=self.tenant, business=self.get_business(),

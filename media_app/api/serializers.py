@@ -7,13 +7,7 @@ from rest_framework import serializers
 from media_app.forms import MediaAddForm, MediaFilterForm
 from media_app.models import MediaItem
 from outbox.models import OutboxEntry
-from portal.api.serializers import StrictSerializer
-
-
-def form_errors(form) -> dict[str, list[str]]:
-    """A Django form's errors as DRF field errors (`__all__` becomes `non_field_errors`)."""
-    return {("non_field_errors" if name == "__all__" else name): [str(m) for m in messages]
-            for name, messages in form.errors.items()}
+from portal.api.serializers import StrictSerializer, form_errors
 
 
 class MediaFilterSerializer(serializers.Serializer):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig, TooManyFieldsSent
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import exceptions, serializers, status
@@ -62,6 +63,11 @@ def api_exception_handler(exc, context):
     elif isinstance(exc, RequestDataTooBig):
         exc = PayloadTooLarge(f"The request body is over the limit of "
                               f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes.")
+    elif isinstance(exc, DjangoValidationError):
+        # Services validate and raise Django's ValidationError, naming the fields; the API
+        # answers it like a serializer's.
+        exc = exceptions.ValidationError(
+            exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages})
     elif isinstance(exc, TooManyFieldsSent):
         exc = exceptions.ParseError(f"More than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} "
                                     "fields in the request body.")

@@ -19,3 +19,9 @@ class StrictSerializer(serializers.Serializer):
                     {name: ["Unknown field: this operation does not take it."]
                      for name in unknown})
         return super().to_internal_value(data)
+
+
+def form_errors(form) -> dict[str, list[str]]:
+    """A Django form's errors as DRF field errors (`__all__` becomes `non_field_errors`)."""
+    return {("non_field_errors" if name == "__all__" else name): [str(m) for m in messages]
+            for name, messages in form.errors.items()}

@@ -7,8 +7,7 @@ from django import forms
 from django.http import QueryDict
 from rest_framework import serializers
 
-from media_app.api.serializers import form_errors
-from portal.api.serializers import StrictSerializer
+from portal.api.serializers import StrictSerializer, form_errors
 from reviews_app.forms import REVIEW_SOURCES, DateRangeMixin, ReviewCountForm, SurveyAddForm
 from reviews_app.models import CompetitiveRanking, CompetitorMetric, Survey, SurveyResponse
 from reviews_app.selectors import COMPETITOR_SORTS, DEFAULT_COMPETITOR_SORT

@@ -8,6 +8,7 @@ from rest_framework import exceptions, generics, status
 from rest_framework.response import Response
 
 from accounts.api.base import IdempotentCreateMixin, TenantAPIMixin
+from accounts.provider_access import ProviderUnavailable
 from accounts.selectors import business_get
 from portal.api.docs import ERRORS, IDEMPOTENCY_KEY
 from portal.api.errors import ApiErrorSerializer, ProviderRejected
@@ -60,7 +61,7 @@ class ReviewCountView(TenantAPIMixin, generics.GenericAPIView):
             result = services.review_count_by_rating_fetch(
                 tenant=self.tenant, business=business, from_date=data["date_from"],
                 to_date=data["date_to"], sources=data["sources"])
-        except services.ProviderUnavailable as exc:
+        except ProviderUnavailable as exc:
             cause = exc.__cause__
             if isinstance(cause, Rejected | NotFound):
                 raise ProviderRejected(str(exc), provider_code=exc.code) from exc

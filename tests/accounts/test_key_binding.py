@@ -21,10 +21,11 @@ from django.core.management.base import CommandError
 from django.urls import reverse
 
 from accounts import credentials
-from accounts.clients import KeyBoundElsewhere, provider_client, provider_error_message
 from accounts.models import AuditEvent, Reseller, Role
-from accounts.services import RefreshFailed, listing_status_refresh, reseller_create_or_update
+from accounts.provider_access import KeyBoundElsewhere, provider_client, provider_error_message
+from accounts.services import reseller_create_or_update
 from accounts.settings_services import reseller_connection_test, reseller_connection_update
+from listings.services import RefreshFailed, listing_status_refresh
 from tests.factories import BusinessFactory, ResellerFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

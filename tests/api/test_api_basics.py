@@ -48,3 +48,18 @@ def test_a_token_over_its_rate_gets_429_with_retry_after(api_member, monkeypatch
     assert int(limited["Retry-After"]) > 0
     assert limited.json()["code"] == "throttled"
     assert other_client.get(url).status_code == 200  # counted per token
+
+
+def test_a_services_validation_error_is_a_400_naming_the_field(rf):
+    """Services raise Django's ValidationError; the API answers it like a serializer's."""
+    from django.core.exceptions import ValidationError
+
+    from portal.api.errors import api_exception_handler
+
+    response = api_exception_handler(
+        ValidationError({"resources": "These cover the whole account."}), {})
+    assert response.status_code == 400
+    assert response.data["code"] == "invalid"
+    assert response.data["fields"] == {"resources": ["These cover the whole account."]}
+    plain = api_exception_handler(ValidationError("Nothing to send."), {})
+    assert plain.status_code == 400 and plain.data["message"] == "Nothing to send."

@@ -406,8 +406,8 @@ def test_a_manager_queues_a_listing_status_refresh(api_member, monkeypatch,
                                                    django_capture_on_commit_callbacks):
     from django.urls import reverse
 
-    from accounts import tasks_ui
     from accounts.models import Role
+    from listings import tasks as tasks_ui
     from tests.factories import BusinessFactory
 
     queued = []

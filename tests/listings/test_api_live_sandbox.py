@@ -79,7 +79,7 @@ def test_a_submission_is_accepted_by_the_provider(api_member, location):
 def test_a_submission_rejected_by_the_provider_shows_its_code(api_member, location):
     remote, business = location
     client, _ = api_member(Role.MANAGER, reseller=business.reseller)
-    from accounts.clients import provider_client
+    from accounts.provider_access import provider_client
 
     with tenant_scope(business.reseller), provider_client(tenant=business.reseller) as provider:
         # Fixed outside the portal: the portal cannot know, the provider refuses (2511).

@@ -136,7 +136,7 @@ def test_a_listing_fixed_elsewhere_is_refused_by_the_provider_not_the_form(manag
     """The portal cannot know a listing was fixed outside it: the form allows a first status,
     the provider answers 2511, and the message lands on the status field."""
     with tenant_scope(location.reseller):
-        from accounts.clients import provider_client
+        from accounts.provider_access import provider_client
 
         with provider_client(tenant=location.reseller) as client:
             client.create_listing(location.remote_id, {

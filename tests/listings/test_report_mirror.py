@@ -4,9 +4,10 @@ report stays."""
 import pytest
 from django.utils import timezone
 
-from accounts.selectors import business_list, listing_health, listing_health_of_account
+from accounts.selectors import business_list
 from listings.mirroring import status_reports_mirror
 from listings.models import ListingStatusReport
+from listings.selectors import listing_health, listing_health_of_account
 from portal.tenancy import tenant_scope
 from provider.types import LocationStatusReport
 from tests.factories import BusinessFactory, ResellerFactory

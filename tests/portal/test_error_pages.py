@@ -147,7 +147,7 @@ def test_an_exception_in_a_view_gets_the_500_page(monkeypatch):
     def explode(self, **kwargs):
         raise RuntimeError("database on fire")
 
-    monkeypatch.setattr("accounts.views.TenantHomeView.get_context_data", explode)
+    monkeypatch.setattr("dashboard.views.TenantHomeView.get_context_data", explode)
     client, membership = member(Role.OWNER)
     response = client.get(reverse("tenant_home", args=[membership.reseller.slug]))
     assert response.status_code == 500

@@ -15,11 +15,11 @@ from django.core.management import call_command
 from django.db.models import Sum
 
 from accounts.models import Business, HierarchyMapping
-from accounts.services import hierarchy_update
 from listings.editor.services import listing_submit
 from listings.models import CustomField, ListingVersion, Subscription
 from listings.services import (
     custom_field_create,
+    hierarchy_update,
     qna_delete_all,
     subscription_create,
     subscription_delete,

@@ -13,3 +13,6 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "unacked_restore_interval": 1,
     "unacked_restore_throttle": 1,
 }
+# Every task's limits stay below that visibility timeout (the worker refuses to start otherwise).
+CELERY_TASK_SOFT_TIME_LIMIT = 4
+CELERY_TASK_TIME_LIMIT = 5

@@ -14,8 +14,9 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import Business, Reseller, SyncRun
-from accounts.selectors import business_list, listing_health, listing_health_of_account
+from accounts.selectors import business_list
 from listings.models import Answer, ListingSite, ListingStatusReport, Question
+from listings.selectors import listing_health, listing_health_of_account
 from media_app.models import MediaItem
 from portal.tenancy import tenant_scope
 from reviews_app.models import SurveyResponse

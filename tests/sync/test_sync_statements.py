@@ -14,8 +14,8 @@ from accounts.models import SyncRun
 from portal.tenancy import tenant_scope
 from sandbox import ratelimit as sandbox_ratelimit
 from sync import services as syncing
-from tests.sync.test_sync import KEY, run_sync, seed
 from tests.factories import ResellerFactory
+from tests.sync.test_sync import KEY, run_sync, seed
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

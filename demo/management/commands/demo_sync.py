@@ -4,7 +4,8 @@ import urllib.request
 
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
-from portal.management.commands.demo_setup import DEMO_EMAIL, DEMO_PASSWORD, DEMO_SLUG
+
+from demo.management.commands.demo_setup import DEMO_EMAIL, DEMO_PASSWORD, DEMO_SLUG
 
 
 class Command(BaseCommand):

@@ -5,6 +5,7 @@ from django.core.management.base import CommandError
 
 from accounts.commands import TenantCommand
 from accounts.models import SyncRun
+from portal.retries import retry_delay
 from provider import RateLimited, Transient
 from sync import services as syncing
 
@@ -55,7 +56,8 @@ class Command(TenantCommand):
             except (RateLimited, Transient) as exc:
                 if attempt == MAX_STEP_ATTEMPTS - 1:
                     raise CommandError(f"Gave up after repeated provider failures: {exc}") from exc
-                time.sleep(getattr(exc, "retry_after", None) or min(30, 2 ** attempt))
+                time.sleep(retry_delay(attempt, base=1, cap=30,
+                                       suggested=getattr(exc, "retry_after", None)))
         self.draw(SyncRun.objects.get(pk=kwargs["run_id"]))
 
     def draw(self, run, final=False):

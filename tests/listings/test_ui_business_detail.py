@@ -3,8 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from accounts import tasks_ui
 from accounts.models import AuditEvent, Reseller, Role
+from listings import tasks as tasks_ui
 from listings.models import ListingSite, ListingStatusReport
 from portal.tenancy import tenant_scope
 from sandbox.seeding import seed_partner

@@ -1,8 +1,12 @@
-"""Building a provider client for one reseller, at the moment of use."""
+"""Access to the provider for one reseller: its client, built at the moment of use with the
+reseller's key, and what a failed call means for the person waiting on it."""
 
 from __future__ import annotations
 
 import functools
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from django.conf import settings
 
@@ -20,6 +24,8 @@ from provider import (
     RedisRateLimiter,
     Transient,
 )
+
+logger = logging.getLogger(__name__)
 
 
 @functools.cache
@@ -86,3 +92,29 @@ def provider_error_message(exc: Exception) -> str:
     if isinstance(exc, ProviderError):
         return f"The provider refused the request{code}: {exc.message}"
     return "The provider could not be reached."
+
+
+class ProviderUnavailable(Exception):
+    """A provider call made for a page failed; `str(exc)` says why, in words for the user."""
+
+    def __init__(self, message: str, *, code: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@contextmanager
+def provider_call(*, tenant: Reseller) -> Iterator[ProviderClient]:
+    """A client for one request of a page; failures become `ProviderUnavailable`."""
+    try:
+        client = provider_client(tenant=tenant)
+    except (CredentialError, UnsafeURL) as exc:
+        raise ProviderUnavailable(provider_error_message(exc)) from exc
+    with client:
+        try:
+            yield client
+        except ProviderError as exc:
+            logger.info("provider call for reseller %s failed: %s", tenant.pk, str(exc))
+            if isinstance(exc, AuthError):
+                # As the outbox does: the dashboard then tells the owner to replace the key.
+                Reseller.objects.filter(pk=tenant.pk).update(status=Reseller.Status.KEY_REJECTED)
+            raise ProviderUnavailable(provider_error_message(exc), code=exc.code) from exc

@@ -12,35 +12,17 @@ from decimal import Decimal
 from django.db.models import Count, QuerySet
 from django.utils.safestring import SafeString
 
+from accounts.charts import status_segments
 from accounts.models import Business, Membership, Reseller, SyncRun
-from accounts.selectors import business_list, listing_health, listing_health_of_account
+from accounts.selectors import business_list
+from listings.charts import health_segments
+from listings.selectors import listing_health, listing_health_of_account
 from portal.charts import PALETTE, Segment, bar_chart, donut
 from reviews_app.models import ReviewCount
 from sync.selectors import sync_run_list
 
 NEEDS_ACTION_SHOWN = 10
 SYNC_RUNS_SHOWN = 5
-STATUS_COLORS = {Business.Status.ACTIVE: PALETTE["ok"], Business.Status.DEMO: PALETTE["info"],
-                 Business.Status.INACTIVE: PALETTE["muted"]}  # in the order shown
-
-
-def health_segments(health: dict[str, int]) -> list[Segment]:
-    """The five listing states of sites, in the provider's order, for a chart."""
-    return [
-        Segment("Synced", health.get("synced", 0), PALETTE["ok"]),
-        Segment("Submitted", health.get("submitted", 0), PALETTE["info"]),
-        Segment("Needs update", health.get("need_updates", 0), PALETTE["warn"]),
-        Segment("Opted out", health.get("opted_out", 0), PALETTE["muted"]),
-        Segment("Not connected", health.get("not_connected", 0), PALETTE["bad"]),
-    ]
-
-
-def status_segments(by_status: dict[str, int]) -> list[Segment]:
-    labels = dict(Business.Status.choices)
-    known = [Segment(labels[value], by_status.get(value, 0), color)
-             for value, color in STATUS_COLORS.items()]
-    other = sum(n for status, n in by_status.items() if status not in labels)
-    return known + ([Segment("Other", other, PALETTE["extra"])] if other else [])
 
 
 @dataclass

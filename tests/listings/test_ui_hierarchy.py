@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from accounts.models import AuditEvent, Business, HierarchyMapping, Role
-from accounts.outbox_handlers import HierarchyUpdate
+from listings.outbox_handlers import HierarchyUpdate
 from outbox import services as outbox
 from outbox.models import OutboxEntry
 from portal.tenancy import tenant_scope
