@@ -3,6 +3,7 @@ totals of what is under a container), and its hierarchy levels, edited and sent 
 outbox."""
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.shortcuts import redirect
 from django.utils import timezone
 from django.views.generic import TemplateView
@@ -71,11 +72,12 @@ class BusinessDetailView(BusinessTabMixin, TemplateView):
 
     def post(self, request, *args, **kwargs):
         business = self.get_business()
-        if not business.is_location or business.removed_at is not None:
-            messages.error(request, "Only current locations have a listing status to refresh.")
-        else:
+        try:
             services.listing_status_refresh_request(tenant=self.tenant, actor=request.user,
                                                     business=business)
+        except ValidationError as exc:
+            messages.error(request, " ".join(exc.messages))
+        else:
             messages.success(request, "Refresh requested: the provider's status report is being "
                                       "fetched. Reload this page in a few seconds.")
         return redirect("business_detail", slug=self.tenant.slug, remote_id=business.remote_id)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
@@ -153,9 +154,18 @@ class RefreshFailed(Exception):
 
 def listing_status_refresh_request(*, tenant: Reseller, actor: User | None,
                                    business: Business) -> AuditEvent:
-    """Ask for one location's status report to be fetched again, by a task after commit."""
+    """Ask for one location's status report to be fetched again, by a task after commit.
+
+    Only a current location has one: anything else is refused with a ValidationError (the
+    pages show it as a message, the API as a 400 on `business_number`).
+    """
     if not business.is_location:
-        raise ValueError("Only locations have a listing status report.")
+        raise ValidationError({"business_number": "Only locations have a listing status "
+                                                  "report; this business groups others."})
+    if business.removed_at is not None:
+        raise ValidationError({"business_number": "This location was removed from the "
+                                                  "provider's account; it has no status to "
+                                                  "refresh."})
     with transaction.atomic():
         event = audit_record(tenant=tenant, actor=actor, action="listing_status.refresh_requested",
                              obj=business, summary={"business": business.remote_id})

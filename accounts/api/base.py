@@ -14,7 +14,7 @@ from rest_framework.response import Response
 
 from accounts import access
 from accounts.models import IdempotencyRecord
-from accounts.selectors import membership_for_entry
+from accounts.selectors import business_get, membership_for_entry
 from accounts.tokens import effective_role
 from portal.api.base import LimitOffset, TokenRateThrottle
 from portal.tenancy import enter_tenant_scope, exit_tenant_scope
@@ -98,6 +98,17 @@ class TenantAPIMixin:
         context.update(tenant=getattr(self, "tenant", None),
                        membership=getattr(self, "membership", None))
         return context
+
+
+class BusinessAPIMixin(TenantAPIMixin):
+    """An operation on one business, named by `remote_id` in the URL: 404 outside the tenant
+    or the member's subtree (the API's twin of `accounts.tenant_views.BusinessTabMixin`)."""
+
+    def get_business(self):
+        if not hasattr(self, "_business"):
+            self._business = business_get(tenant=self.tenant, membership=self.membership,
+                                          remote_id=self.kwargs["remote_id"])
+        return self._business
 
 
 class IdempotentCreateMixin:

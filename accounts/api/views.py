@@ -4,7 +4,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import generics
 
-from accounts.api.base import TenantAPIMixin
+from accounts.api.base import BusinessAPIMixin, TenantAPIMixin
 from accounts.api.serializers import (
     AuditEventSerializer,
     AuditFilterSerializer,
@@ -12,7 +12,6 @@ from accounts.api.serializers import (
 )
 from accounts.filtersets import BusinessFilterSet
 from accounts.selectors import (
-    business_get,
     business_list,
     business_list_visible,
     business_rows_in_order,
@@ -43,21 +42,19 @@ class BusinessList(TenantAPIMixin, generics.ListAPIView):
         return business_rows_in_order(queryset=queryset, ids=ids)
 
 
-class BusinessDetail(TenantAPIMixin, generics.RetrieveAPIView):
+class BusinessDetail(BusinessAPIMixin, generics.RetrieveAPIView):
     serializer_class = BusinessSerializer
 
     def get_object(self):
-        return business_get(tenant=self.tenant, membership=self.membership,
-                            remote_id=self.kwargs["remote_id"])
+        return self.get_business()
 
 
 @extend_schema(summary="Direct children of a business in the hierarchy")
-class BusinessChildren(TenantAPIMixin, generics.ListAPIView):
+class BusinessChildren(BusinessAPIMixin, generics.ListAPIView):
     serializer_class = BusinessSerializer
 
     def get_tenant_queryset(self):
-        parent = business_get(tenant=self.tenant, membership=self.membership,
-                              remote_id=self.kwargs["remote_id"])
+        parent = self.get_business()
         return (business_list(tenant=self.tenant, membership=self.membership)
                 .filter(parent=parent).select_related("status_report", "parent")
                 .order_by("name", "pk"))

@@ -21,9 +21,8 @@ from rest_framework import serializers as drf_serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
-from accounts.api.base import IdempotentCreateMixin, TenantAPIMixin
+from accounts.api.base import BusinessAPIMixin, IdempotentCreateMixin, TenantAPIMixin
 from accounts.provider_access import ProviderUnavailable
-from accounts.selectors import business_get
 from listings import selectors as listing_selectors
 from listings.api import serializers as s
 from listings.api.serializers import HierarchySerializer, HierarchyWriteSerializer
@@ -55,16 +54,6 @@ from portal.api.errors import ApiErrorSerializer, Conflict, ProviderRejected
 
 def _invalid(fields: dict[str, list[str]]) -> exceptions.ValidationError:
     return exceptions.ValidationError(fields)
-
-
-class BusinessAPIMixin(TenantAPIMixin):
-    """A resource of one business of the tenant (404 outside the tenant or the subtree)."""
-
-    def get_business(self):
-        if not hasattr(self, "business"):
-            self.business = business_get(tenant=self.tenant, membership=self.membership,
-                                         remote_id=self.kwargs["remote_id"])
-        return self.business
 
 
 # -- listing ---------------------------------------------------------------------------------------
@@ -244,11 +233,7 @@ class ListingStatusRefreshView(BusinessAPIMixin, generics.GenericAPIView):
 
     def post(self, request, *args, **kwargs):
         business = self.get_business()
-        try:
-            listing_status_refresh_request(tenant=self.tenant, actor=request.user,
-                                           business=business)
-        except ValueError as exc:
-            raise ValidationError({"business_number": [str(exc)]}) from exc
+        listing_status_refresh_request(tenant=self.tenant, actor=request.user, business=business)
         return Response({"business_number": business.remote_id, "queued": True},
                         status=status.HTTP_202_ACCEPTED)
 
@@ -474,15 +459,14 @@ class SubscriptionDetail(TenantAPIMixin, generics.GenericAPIView):
                                         "created_at": "2026-01-01T12:00:00Z",
                                         "finished_at": None})]),
 )
-class BusinessHierarchy(TenantAPIMixin, IdempotentCreateMixin, generics.GenericAPIView):
+class BusinessHierarchy(BusinessAPIMixin, IdempotentCreateMixin, generics.GenericAPIView):
     serializer_class = HierarchyWriteSerializer
     pagination_class = None
 
     def get_object(self):
         # DRF's own callers (the OPTIONS metadata) look the object up through this hook; the
         # generic one needs a queryset, which this view has none of.
-        business = business_get(tenant=self.tenant, membership=self.membership,
-                                remote_id=self.kwargs["remote_id"])
+        business = self.get_business()
         self.check_object_permissions(self.request, business)
         return business
 

@@ -6,8 +6,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
 
-from accounts.api.base import IdempotentCreateMixin, TenantAPIMixin
-from accounts.selectors import business_get
+from accounts.api.base import BusinessAPIMixin, IdempotentCreateMixin
 from media_app import selectors
 from media_app.api.serializers import (
     MediaAddSerializer,
@@ -20,17 +19,11 @@ from portal.api.docs import ERRORS, IDEMPOTENCY_KEY
 
 
 @extend_schema(tags=["media"])
-class BusinessMediaView(IdempotentCreateMixin, TenantAPIMixin, generics.ListCreateAPIView):
+class BusinessMediaView(IdempotentCreateMixin, BusinessAPIMixin, generics.ListCreateAPIView):
     """A business's photos and videos, newest first; adding one queues it for the provider."""
 
     serializer_class = MediaItemSerializer
     filter_backends: list = []
-
-    def get_business(self):
-        if not hasattr(self, "_business"):
-            self._business = business_get(tenant=self.tenant, membership=self.membership,
-                                          remote_id=self.kwargs["remote_id"])
-        return self._business
 
     def get_serializer_class(self):
         if self.request is not None and self.request.method == "POST":

@@ -7,9 +7,8 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, generics, status
 from rest_framework.response import Response
 
-from accounts.api.base import IdempotentCreateMixin, TenantAPIMixin
+from accounts.api.base import BusinessAPIMixin, IdempotentCreateMixin, TenantAPIMixin
 from accounts.provider_access import ProviderUnavailable
-from accounts.selectors import business_get
 from portal.api.docs import ERRORS, IDEMPOTENCY_KEY
 from portal.api.errors import ApiErrorSerializer, ProviderRejected
 from provider.errors import NotFound, Rejected
@@ -46,14 +45,13 @@ class ProviderUnavailableError(exceptions.APIException):
                                     "request; `provider_code` says why."),
                503: OpenApiResponse(ApiErrorSerializer,
                                     description="The provider is unavailable.")})
-class ReviewCountView(TenantAPIMixin, generics.GenericAPIView):
+class ReviewCountView(BusinessAPIMixin, generics.GenericAPIView):
     serializer_class = ReviewCountSerializer
     filter_backends: list = []
     pagination_class = None
 
     def get(self, request, *args, **kwargs):
-        business = business_get(tenant=self.tenant, membership=self.membership,
-                                remote_id=self.kwargs["remote_id"])
+        business = self.get_business()
         query = ReviewCountQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         data = query.validated_data

@@ -198,3 +198,23 @@ def test_a_refresh_that_never_ran_is_reported_and_the_page_stops_reloading(membe
                                created_at=timezone.now() - timedelta(minutes=10))
     page = client.get(detail_url(business)).content.decode()
     assert "has not run yet" in page and "reload.js" not in page
+
+
+@pytest.mark.django_db
+def test_the_service_refuses_a_refresh_of_a_removed_location_or_a_group():
+    """The rule lives in the service, so every caller (page, API, task) meets the same one."""
+    from django.core.exceptions import ValidationError
+    from django.utils import timezone
+
+    from listings.services import listing_status_refresh_request
+    from portal.tenancy import tenant_scope
+    from tests.factories import BusinessFactory, ResellerFactory
+
+    reseller = ResellerFactory()
+    with tenant_scope(reseller):
+        removed = BusinessFactory(reseller=reseller, removed_at=timezone.now())
+        group = BusinessFactory(reseller=reseller, type="Enterprise-Location")
+        for business, words in ((removed, "was removed"), (group, "groups others")):
+            with pytest.raises(ValidationError) as refused:
+                listing_status_refresh_request(tenant=reseller, actor=None, business=business)
+            assert words in refused.value.message_dict["business_number"][0]
