@@ -26,6 +26,7 @@ from accounts.provider_access import KeyBoundElsewhere, provider_client, provide
 from accounts.services import reseller_create_or_update
 from accounts.settings_services import reseller_connection_test, reseller_connection_update
 from listings.services import RefreshFailed, listing_status_refresh
+from tests.accounts.test_settings_pages import connection_data
 from tests.factories import BusinessFactory, ResellerFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -88,15 +89,6 @@ def reseller(settings, tmp_path):
 def owner_client(member_client, reseller):
     client, _ = member_client(Role.OWNER, reseller=reseller)
     return client
-
-
-def connection_data(reseller, **changes):
-    data = {"provider_base_url": reseller.provider_base_url,
-            "account_number": reseller.account_number, "api_key": "",
-            "rate_limit_count": reseller.rate_limit_count,
-            "rate_limit_seconds": reseller.rate_limit_seconds}
-    data.update(changes)
-    return data
 
 
 def test_the_key_cannot_be_sent_to_a_new_address_without_being_entered_again(
