@@ -31,20 +31,6 @@ LISTING_SECTIONS = ("businessInfo", "additionalInfo", "profileListing", "mapsLis
 
 
 
-class ListingsChangeSerializer(serializers.ModelSerializer):
-    """A write queued for the provider (an outbox entry): poll it through the resource that
-    lists it until `state` is accepted, rejected or failed."""
-
-    business_number = serializers.IntegerField(source="business.remote_id", read_only=True,
-                                               allow_null=True, default=None)
-
-    class Meta:
-        model = OutboxEntry
-        fields = ["id", "kind", "state", "summary", "business_number", "provider_code",
-                  "provider_message", "created_at", "finished_at"]
-        read_only_fields = fields
-
-
 # -- listing -------------------------------------------------------------------------------------
 
 class ListingPayloadSerializer(serializers.Serializer):

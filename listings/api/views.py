@@ -296,11 +296,11 @@ class QuestionList(BusinessAPIMixin, generics.ListAPIView):
     @extend_schema(summary="Delete every question and answer of a location",
                    description="Queued for the provider: answers 202 with the change. A "
                                "deletion already on its way is returned instead of a second.",
-                   request=None, responses={202: s.ListingsChangeSerializer, **ERRORS})
+                   request=None, responses={202: ChangeSerializer, **ERRORS})
     def delete(self, request, *args, **kwargs):
         entry = qna_delete_all(tenant=self.tenant, actor=request.user,
                                business=self.get_business())
-        return Response(s.ListingsChangeSerializer(entry).data, status=status.HTTP_202_ACCEPTED)
+        return Response(ChangeSerializer(entry).data, status=status.HTTP_202_ACCEPTED)
 
 
 # -- custom fields ---------------------------------------------------------------------------------
@@ -325,7 +325,7 @@ class CustomFieldList(IdempotentCreateMixin, TenantAPIMixin, generics.ListAPIVie
         examples=[OpenApiExample("A drop-down", request_only=True, value={
             "field_name": "Parking", "type": "DROPDOWN_SINGLE",
             "drop_down_options": ["Street", "Garage"], "default_value": "Street"})],
-        responses={202: s.ListingsChangeSerializer, **ERRORS})
+        responses={202: ChangeSerializer, **ERRORS})
     def post(self, request, *args, **kwargs):
         return self.idempotent(request, lambda: self._create(request))
 
@@ -343,7 +343,7 @@ class CustomFieldList(IdempotentCreateMixin, TenantAPIMixin, generics.ListAPIVie
             type=cleaned["type"], default_value=cleaned["default_value"],
             drop_down_options=cleaned["options"],
             field_description=cleaned["field_description"], filterable=cleaned["filterable"])
-        return Response(s.ListingsChangeSerializer(entry).data, status=status.HTTP_202_ACCEPTED)
+        return Response(ChangeSerializer(entry).data, status=status.HTTP_202_ACCEPTED)
 
 
 # -- AI search -------------------------------------------------------------------------------------
@@ -399,7 +399,7 @@ class SubscriptionList(IdempotentCreateMixin, TenantAPIMixin, generics.ListAPIVi
         examples=[OpenApiExample("A listing webhook", request_only=True, value={
             "webhook_url": "https://hooks.example.com/portal", "event_name": "LISTING_UPDATED",
             "emails": ["ops@example.com"]})],
-        responses={202: s.ListingsChangeSerializer, **ERRORS})
+        responses={202: ChangeSerializer, **ERRORS})
     def post(self, request, *args, **kwargs):
         return self.idempotent(request, lambda: self._create(request))
 
@@ -412,15 +412,15 @@ class SubscriptionList(IdempotentCreateMixin, TenantAPIMixin, generics.ListAPIVi
         if not form.is_valid():
             raise _invalid({k: list(v) for k, v in form.errors.items()})
         entry = subscription_create(tenant=self.tenant, actor=request.user, **form.cleaned_data)
-        return Response(s.ListingsChangeSerializer(entry).data, status=status.HTTP_202_ACCEPTED)
+        return Response(ChangeSerializer(entry).data, status=status.HTTP_202_ACCEPTED)
 
 
 @extend_schema(summary="Unsubscribe a webhook",
                description="Queued for the provider: 202 with the change; the subscription "
                            "is listed until the provider confirms.",
-               request=None, responses={202: s.ListingsChangeSerializer, **ERRORS})
+               request=None, responses={202: ChangeSerializer, **ERRORS})
 class SubscriptionDetail(TenantAPIMixin, generics.GenericAPIView):
-    serializer_class = s.ListingsChangeSerializer
+    serializer_class = ChangeSerializer
 
     def delete(self, request, *args, **kwargs):
         subscription = listing_selectors.subscription_get(tenant=self.tenant,
@@ -429,7 +429,7 @@ class SubscriptionDetail(TenantAPIMixin, generics.GenericAPIView):
             raise Http404("No such subscription.")
         entry = subscription_delete(tenant=self.tenant, actor=request.user,
                                     subscription=subscription)
-        return Response(s.ListingsChangeSerializer(entry).data, status=status.HTTP_202_ACCEPTED)
+        return Response(ChangeSerializer(entry).data, status=status.HTTP_202_ACCEPTED)
 
 
 # -- hierarchy mapping ---------------------------------------------------------------------------

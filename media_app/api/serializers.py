@@ -6,7 +6,6 @@ from rest_framework import serializers
 
 from media_app.forms import MediaAddForm, MediaFilterForm
 from media_app.models import MediaItem
-from outbox.models import OutboxEntry
 from portal.api.serializers import StrictSerializer, form_errors
 
 
@@ -53,17 +52,3 @@ class MediaAddSerializer(StrictSerializer):
         if not form.is_valid():
             raise serializers.ValidationError(form_errors(form))
         return form.cleaned_data
-
-
-class OutboxChangeSerializer(serializers.ModelSerializer):
-    """A write queued for the provider: poll the business's media for the result."""
-
-    change_id = serializers.IntegerField(source="pk", read_only=True)
-    business_number = serializers.IntegerField(source="business.remote_id", read_only=True,
-                                               allow_null=True, default=None)
-
-    class Meta:
-        model = OutboxEntry
-        fields = ["change_id", "kind", "state", "summary", "business_number", "payload",
-                  "attempts", "provider_code", "provider_message", "created_at", "finished_at"]
-        read_only_fields = fields

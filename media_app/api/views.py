@@ -12,9 +12,9 @@ from media_app.api.serializers import (
     MediaAddSerializer,
     MediaFilterSerializer,
     MediaItemSerializer,
-    OutboxChangeSerializer,
 )
 from media_app.services import media_add
+from outbox.api.serializers import ChangeSerializer
 from portal.api.docs import ERRORS, IDEMPOTENCY_KEY
 
 
@@ -54,7 +54,7 @@ class BusinessMediaView(IdempotentCreateMixin, BusinessAPIMixin, generics.ListCr
                     "202 with the queued change. The item appears in the media list once the "
                     "provider has accepted it.",
         parameters=[IDEMPOTENCY_KEY], request=MediaAddSerializer,
-        responses={202: OutboxChangeSerializer, **ERRORS})
+        responses={202: ChangeSerializer, **ERRORS})
     def post(self, request, *args, **kwargs):
         business = self.get_business()
 
@@ -65,6 +65,6 @@ class BusinessMediaView(IdempotentCreateMixin, BusinessAPIMixin, generics.ListCr
             entry = media_add(tenant=self.tenant, actor=request.user, business=business,
                               url=data["url"], category=data["category"],
                               description=data["description"], media_format=data["media_format"])
-            return Response(OutboxChangeSerializer(entry).data, status=status.HTTP_202_ACCEPTED)
+            return Response(ChangeSerializer(entry).data, status=status.HTTP_202_ACCEPTED)
 
         return self.idempotent(request, create)

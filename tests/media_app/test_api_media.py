@@ -110,7 +110,7 @@ def test_a_manager_or_owner_adds_media_queued_in_the_outbox(api_member, role):
     assert response.status_code == 202, response.json()
     body = response.json()
     entry = OutboxEntry.unscoped.get()
-    assert body["change_id"] == entry.pk and body["state"] == "pending"
+    assert body["id"] == entry.pk and body["state"] == "pending"
     assert body["kind"] == "media_add" and body["business_number"] == business.remote_id
     assert entry.payload["mediaCategory"] == "EXTERIOR" and entry.created_by == membership.user
 
@@ -159,7 +159,7 @@ def test_an_added_photo_is_accepted_by_the_sandbox(live_server, api_member, fast
     response = client.post(url(business), PHOTO, HTTP_IDEMPOTENCY_KEY="live-1")
     assert response.status_code == 202
     with tenant_scope(reseller):
-        outbox.outbox_send(tenant=reseller, entry_id=response.json()["change_id"])
+        outbox.outbox_send(tenant=reseller, entry_id=response.json()["id"])
         entry = OutboxEntry.objects.get()
     assert entry.state == OutboxEntry.State.ACCEPTED
     assert sandbox.MediaItem.objects.filter(url=PHOTO["url"]).count() == 1
