@@ -3,12 +3,15 @@
 from django.contrib.auth.signals import user_logged_in, user_login_failed
 from django.dispatch import receiver
 
+from accounts.lockout import client_address
 from accounts.models import User
 from accounts.services import audit_record
 
 
 def _client_address(request) -> str:
-    return request.META.get("REMOTE_ADDR", "") if request is not None else ""
+    # The address sign-in lockout counts against: behind the TLS proxy, the client's, not the
+    # proxy's.
+    return client_address(request) if request is not None else ""
 
 
 @receiver(user_logged_in)

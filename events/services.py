@@ -347,8 +347,7 @@ def _survey_completed(*, tenant: Reseller, event: ProviderEvent) -> tuple[str, s
     from accounts.provider_access import provider_client, provider_error_message
     from portal.outbound import UnsafeURL
     from provider import ProviderError, RateLimited, Transient
-    from reviews_app.mirroring import survey_responses_mirror
-    from reviews_app.services import survey_add
+    from reviews_app.services import survey_add, survey_responses_refresh
 
     data = event.payload.get("data") or {}
     survey_id, response_id = data.get("surveyId"), data.get("responseId")
@@ -358,13 +357,10 @@ def _survey_completed(*, tenant: Reseller, event: ProviderEvent) -> tuple[str, s
     day = (event.occurred_at or event.received_at).date()
     try:
         with provider_client(tenant=tenant) as client:
-            for page in client.iter_survey_responses(
-                    survey_id, business_number=tenant.account_number,
-                    start_date=day - datetime.timedelta(days=1),
-                    end_date=day + datetime.timedelta(days=1), size=100,
-                    include_ticket_ids=True):
-                survey_responses_mirror(tenant=tenant, survey=survey, page=page.responses,
-                                        seen_at=timezone.now())
+            survey_responses_refresh(tenant=tenant, client=client, survey=survey,
+                                     business_number=tenant.account_number,
+                                     start=day - datetime.timedelta(days=1),
+                                     end=day + datetime.timedelta(days=1))
     except (RateLimited, Transient) as exc:
         raise _TryLater(str(exc)) from exc
     except (ProviderError, CredentialError, UnsafeURL) as exc:

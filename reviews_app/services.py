@@ -13,6 +13,8 @@ from django.utils import timezone
 from accounts.models import Business, Reseller, User
 from accounts.provider_access import ProviderUnavailable, provider_call
 from accounts.services import audit_record
+from provider import ProviderClient
+from reviews_app.mirroring import survey_responses_mirror
 from reviews_app.models import Survey
 
 __all__ = ["ProviderUnavailable", "ReviewCounts", "review_count_by_rating_fetch", "survey_add"]
@@ -20,6 +22,17 @@ __all__ = ["ProviderUnavailable", "ReviewCounts", "review_count_by_rating_fetch"
 # Review counts change slowly; a short cache spares the provider (and its rate limit) the
 # repeated requests of someone paging back and forth, and stays fresh enough to read.
 REVIEW_COUNT_CACHE_SECONDS = 300
+
+
+def survey_responses_refresh(*, tenant: Reseller, client: ProviderClient, survey: Survey,
+                             business_number: int, start: dt.date, end: dt.date) -> None:
+    """Mirror a survey's responses of a period, every page (the sync's window, or the days
+    around one event's response)."""
+    for page in client.iter_survey_responses(survey.remote_id, business_number=business_number,
+                                             start_date=start, end_date=end, size=100,
+                                             include_ticket_ids=True):
+        survey_responses_mirror(tenant=tenant, survey=survey, page=page.responses,
+                                seen_at=timezone.now())
 
 
 def survey_add(*, tenant: Reseller, actor: User | None, remote_id: int, name: str = "") -> Survey:

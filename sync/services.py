@@ -55,9 +55,9 @@ from reviews_app.mirroring import (
     competitor_metrics_mark_removed,
     competitor_metrics_mirror,
     review_count_mirror,
-    survey_responses_mirror,
 )
 from reviews_app.models import Survey
+from reviews_app.services import survey_responses_refresh
 
 logger = logging.getLogger(__name__)
 
@@ -393,12 +393,8 @@ def _sync_survey_responses(*, tenant: Reseller, client: ProviderClient,
                            business_number: int) -> None:
     start, end = _report_window()
     for survey in Survey.objects.filter(reseller=tenant):
-        for page in client.iter_survey_responses(survey.remote_id,
-                                                 business_number=business_number,
-                                                 start_date=start, end_date=end, size=100,
-                                                 include_ticket_ids=True):
-            survey_responses_mirror(tenant=tenant, survey=survey, page=page.responses,
-                                    seen_at=timezone.now())
+        survey_responses_refresh(tenant=tenant, client=client, survey=survey,
+                                 business_number=business_number, start=start, end=end)
 
 
 ACCOUNT_SYNCS = {

@@ -101,6 +101,21 @@ def test_sign_in_and_failed_sign_in_are_audited(client):
     assert AuditEvent.unscoped.get(action="auth.signed_in").actor == membership.user
 
 
+def test_behind_the_tls_proxy_the_audit_log_records_the_clients_address(client, settings):
+    """The same address sign-in lockout counts: the one the proxy appended, not the proxy's."""
+    from accounts.models import AuditEvent
+
+    settings.BEHIND_TLS_PROXY = True
+    membership = MembershipFactory()
+    headers = {"HTTP_X_FORWARDED_FOR": "203.0.113.9, 198.51.100.7", "REMOTE_ADDR": "10.0.0.2"}
+    client.post(reverse("login"), {"username": membership.user.email, "password": "nope"},
+                **headers)
+    client.post(reverse("login"), {"username": membership.user.email,
+                                   "password": DEFAULT_PASSWORD}, **headers)
+    assert AuditEvent.unscoped.get(action="auth.sign_in_failed").summary["ip"] == "198.51.100.7"
+    assert AuditEvent.unscoped.get(action="auth.signed_in").summary["ip"] == "198.51.100.7"
+
+
 def test_password_reset_sends_a_link_that_sets_a_new_password(client, mailoutbox):
     import re
 
