@@ -24,10 +24,24 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from accounts.credentials import CredentialError
 from accounts.models import Business, Reseller, User
+from accounts.provider_access import provider_client, provider_error_message
 from accounts.services import audit_record
+from events import tasks
 from events.models import EventReceiver, ProviderEvent
+from events.selectors import PROCESSING_STALE_SECONDS, password_hash
+from listings.models import Subscription
+from listings.services import (
+    RefreshFailed,
+    listing_status_refresh,
+    subscription_create,
+    subscription_delete,
+)
+from portal.outbound import UnsafeURL
 from portal.retries import retry_delay
+from provider import ProviderError, RateLimited, Transient
+from reviews_app.services import survey_add, survey_responses_refresh
 
 logger = logging.getLogger(__name__)
 
@@ -48,17 +62,12 @@ class InvalidEvent(ValueError):
     """A delivery that is not an event; the message names the field and the rule."""
 
 
-def password_hash(password: str) -> str:
-    return hashlib.sha256(password.encode()).hexdigest()
-
-
 def event_receiver_url(receiver: EventReceiver) -> str:
     path = reverse("provider_event_receive", kwargs={"public_id": receiver.public_id})
     return f"{settings.PORTAL_PUBLIC_URL}{path}"
 
 
 def _portal_subscriptions(*, tenant: Reseller, receiver: EventReceiver):
-    from listings.models import Subscription
 
     return Subscription.objects.filter(reseller=tenant, removed_at__isnull=True,
                                        webhook_url=event_receiver_url(receiver))
@@ -72,7 +81,6 @@ def event_receiver_enable(*, tenant: Reseller, actor: User | None) -> EventRecei
     removed and new ones made, so deliveries never carry a password the portal no longer
     accepts for long.
     """
-    from listings.services import subscription_create, subscription_delete
 
     if not settings.PORTAL_PUBLIC_URL:
         raise ReceiverUnavailable("Set PORTAL_PUBLIC_URL to the address at which the provider "
@@ -103,7 +111,6 @@ def event_receiver_enable(*, tenant: Reseller, actor: User | None) -> EventRecei
 def event_receiver_disable(*, tenant: Reseller, actor: User | None,
                            receiver: EventReceiver) -> EventReceiver:
     """Unsubscribe the portal's endpoint; deliveries still on their way are refused (401)."""
-    from listings.services import subscription_delete
 
     for subscription in _portal_subscriptions(tenant=tenant, receiver=receiver):
         subscription_delete(tenant=tenant, actor=actor, subscription=subscription)
@@ -260,10 +267,8 @@ def provider_event_record(*, receiver: EventReceiver, body: bytes) -> tuple[Prov
 
 
 def _queue_processing(reseller_id: int, event_id: int) -> None:
-    from events.tasks import provider_event_process_task
-
     try:
-        provider_event_process_task.delay(reseller_id=reseller_id, event_id=event_id)
+        tasks.provider_event_process_task.delay(reseller_id=reseller_id, event_id=event_id)
     except Exception:  # noqa: BLE001 - the broker is down: the sweep processes the event later
         logger.warning("provider event %s: could not queue its processing; the sweep will",
                        event_id, exc_info=True)
@@ -272,8 +277,6 @@ def _queue_processing(reseller_id: int, event_id: int) -> None:
 # -- acting on events ---------------------------------------------------------------------------
 
 def _claim(event_id: int) -> bool:
-    from events.selectors import PROCESSING_STALE_SECONDS
-
     now = timezone.now()
     stale = now - datetime.timedelta(seconds=PROCESSING_STALE_SECONDS)
     return bool(ProviderEvent.objects.filter(pk=event_id).filter(
@@ -321,8 +324,6 @@ def _act(*, tenant: Reseller, event: ProviderEvent) -> tuple[str, str]:
 
 
 def _listing_updated(*, tenant: Reseller, event: ProviderEvent) -> tuple[str, str]:
-    from listings.services import RefreshFailed, listing_status_refresh
-    from provider import RateLimited, Transient
 
     business = Business.objects.filter(reseller=tenant,
                                        remote_id=event.business_remote_id).first()
@@ -343,11 +344,6 @@ def _listing_updated(*, tenant: Reseller, event: ProviderEvent) -> tuple[str, st
 
 
 def _survey_completed(*, tenant: Reseller, event: ProviderEvent) -> tuple[str, str]:
-    from accounts.credentials import CredentialError
-    from accounts.provider_access import provider_client, provider_error_message
-    from portal.outbound import UnsafeURL
-    from provider import ProviderError, RateLimited, Transient
-    from reviews_app.services import survey_add, survey_responses_refresh
 
     data = event.payload.get("data") or {}
     survey_id, response_id = data.get("surveyId"), data.get("responseId")

@@ -231,7 +231,6 @@ def hierarchy_update(*, tenant: Reseller, actor: User | None, business: Business
                      levels: dict[str, str]) -> OutboxEntry:
     """Queue a location's whole hierarchy mapping for the provider (which replaces the mapping
     it holds with exactly these levels); the mirror follows once the provider accepts it."""
-    from outbox.services import outbox_enqueue  # it imports this module
 
     if not business.is_location:
         raise ValueError("Hierarchy levels belong to locations only.")

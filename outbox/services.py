@@ -36,6 +36,7 @@ from accounts.credentials import CredentialError
 from accounts.models import Business, Reseller, User
 from accounts.provider_access import provider_client
 from accounts.services import audit_record
+from outbox import tasks
 from outbox.models import OutboxEntry
 from portal.outbound import UnsafeURL
 from portal.retries import retry_delay
@@ -89,10 +90,9 @@ def outbox_enqueue(*, tenant: Reseller, actor: User | None, kind: str, payload: 
 
 
 def _queue_send(reseller_id: int, entry_id: int) -> None:
-    from outbox.tasks import outbox_send_task
 
     try:
-        outbox_send_task.delay(reseller_id=reseller_id, entry_id=entry_id)
+        tasks.outbox_send_task.delay(reseller_id=reseller_id, entry_id=entry_id)
     except Exception:  # noqa: BLE001 - the broker is down: the sweep sends the row later
         logger.warning("outbox %s: could not queue its send; the sweep will pick it up",
                        entry_id, exc_info=True)

@@ -39,7 +39,9 @@ from listings.mirroring import (
     status_reports_mirror,
     status_reports_of_removed_businesses_mark_removed,
 )
+from listings.models import Answer, ListingSite, ListingStatusReport, Question
 from media_app.mirroring import media_mirror
+from media_app.models import MediaItem
 from portal.outbound import UnsafeURL
 from provider import (
     AuthError,
@@ -56,8 +58,9 @@ from reviews_app.mirroring import (
     competitor_metrics_mirror,
     review_count_mirror,
 )
-from reviews_app.models import Survey
+from reviews_app.models import CompetitorMetric, Survey, SurveyResponse
 from reviews_app.services import survey_responses_refresh
+from sync import tasks
 
 logger = logging.getLogger(__name__)
 
@@ -480,9 +483,6 @@ def _abort_for_rejected_key(*, tenant: Reseller, run: SyncRun, error: AuthError)
 def mirror_counts(tenant: Reseller, scope: Business | None = None) -> dict[str, int]:
     """What the mirror holds after a run: of the whole account, or of the run's subtree only
     (a run limited to a subtree reports nothing about the rest of the account)."""
-    from listings.models import Answer, ListingSite, ListingStatusReport, Question
-    from media_app.models import MediaItem
-    from reviews_app.models import CompetitorMetric, SurveyResponse
 
     live = {"reseller": tenant, "removed_at__isnull": True}
 
@@ -515,10 +515,9 @@ def sync_start(*, tenant: Reseller, actor: User | None, resources: Iterable[str]
 
 
 def _queue_run(tenant: Reseller, run: SyncRun) -> None:
-    from sync.tasks import sync_run_task
 
     try:
-        sync_run_task.delay(reseller_id=tenant.pk, run_id=run.pk)
+        tasks.sync_run_task.delay(reseller_id=tenant.pk, run_id=run.pk)
     except Exception:  # noqa: BLE001 - the broker is down
         # Failing the run says so on its page, and a queued run nobody will start would block
         # the next one until it goes stale.

@@ -1,6 +1,7 @@
 from rest_framework import serializers
 
 from events.models import EventReceiver, ProviderEvent
+from events.services import event_receiver_url
 
 
 class ProviderEventSerializer(serializers.ModelSerializer):
@@ -27,6 +28,4 @@ class EventReceiverSerializer(serializers.ModelSerializer):
         return receiver.disabled_at is None
 
     def get_url(self, receiver: EventReceiver) -> str:
-        from events.services import event_receiver_url
-
         return event_receiver_url(receiver)

@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from accounts.models import Reseller, Role, User
+from accounts.models import Membership, Reseller, Role, User
 from accounts.tokens import TokenRoleTooHigh, api_token_create
 from portal.tenancy import tenant_scope
 
@@ -26,8 +26,6 @@ class Command(BaseCommand):
         if reseller is None:
             raise CommandError(f"No reseller with slug {options['reseller']}.")
         with tenant_scope(reseller):
-            from accounts.models import Membership
-
             membership = Membership.objects.filter(reseller=reseller, user=user).first()
             if membership is None:
                 raise CommandError(f"{user.email} is not a member of {reseller.slug}.")

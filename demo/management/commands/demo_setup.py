@@ -5,8 +5,14 @@ from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import Role
 from accounts.services import membership_set, reseller_create_or_update, user_create_or_update
+from events.selectors import event_receiver_get
+from events.services import event_receiver_enable
 from portal.tenancy import tenant_scope
 from reviews_app.services import survey_add
+from sandbox.auth import hash_key
+from sandbox.models import PartnerAccount
+from sandbox.models import Survey as SandboxSurvey
+from sandbox.seeding import seed_partner
 
 DEMO_EMAIL = "demo@example.com"
 DEMO_PASSWORD = "demo-portal-2026"  # noqa: S105 - printed to the person running the demo
@@ -27,12 +33,6 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         if not settings.SANDBOX_ENABLED:
             raise CommandError("The demo runs on the embedded sandbox; set SANDBOX_ENABLED=1.")
-        from events.selectors import event_receiver_get
-        from events.services import event_receiver_enable
-        from sandbox.auth import hash_key
-        from sandbox.models import PartnerAccount
-        from sandbox.models import Survey as SandboxSurvey
-        from sandbox.seeding import seed_partner
 
         # Seeding resets the partner's data, so a restarted demo keeps what was done in it.
         partner = PartnerAccount.objects.filter(key_hash=hash_key(DEMO_SANDBOX_KEY)).first()
