@@ -94,6 +94,32 @@ def provider_error_message(exc: Exception) -> str:
     return "The provider could not be reached."
 
 
+# -- what a failed call means ---------------------------------------------------------------
+# One policy for every caller (a page, the API, the sync, the outbox, provider events, the
+# connection test): a rate limit or a passing failure is worth trying again later; a refused key
+# flags the reseller; anything else is a refusal to report as it is.
+
+RETRYABLE = (RateLimited, Transient)
+
+
+def provider_failure_is_retryable(exc: BaseException) -> bool:
+    return isinstance(exc, ProviderError) and exc.retryable
+
+
+def provider_key_rejected(*, tenant: Reseller, code: int | None = None) -> bool:
+    """The provider refused the reseller's key: flag it, so that every page tells an owner to
+    enter the key again (a new key, or a test that works, clears the flag). A suspended
+    reseller stays suspended. Returns whether the flag was raised now (the caller records it
+    once)."""
+    flagged = (Reseller.objects.filter(pk=tenant.pk, status=Reseller.Status.ACTIVE)
+               .update(status=Reseller.Status.KEY_REJECTED))
+    if flagged:
+        tenant.status = Reseller.Status.KEY_REJECTED
+        logger.warning("reseller %s: the provider rejected its API key (code %s)", tenant.pk,
+                       code)
+    return bool(flagged)
+
+
 class ProviderUnavailable(Exception):
     """A provider call made for a page failed; `str(exc)` says why, in words for the user."""
 
@@ -115,6 +141,5 @@ def provider_call(*, tenant: Reseller) -> Iterator[ProviderClient]:
         except ProviderError as exc:
             logger.info("provider call for reseller %s failed: %s", tenant.pk, str(exc))
             if isinstance(exc, AuthError):
-                # As the outbox does: the dashboard then tells the owner to replace the key.
-                Reseller.objects.filter(pk=tenant.pk).update(status=Reseller.Status.KEY_REJECTED)
+                provider_key_rejected(tenant=tenant, code=exc.code)
             raise ProviderUnavailable(provider_error_message(exc), code=exc.code) from exc

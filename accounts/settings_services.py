@@ -16,7 +16,7 @@ from django.views.decorators.debug import sensitive_variables
 
 from accounts import credentials
 from accounts.models import ApiToken, Business, Membership, Reseller, Role, User
-from accounts.provider_access import KeyBoundElsewhere, provider_client
+from accounts.provider_access import KeyBoundElsewhere, provider_client, provider_key_rejected
 from accounts.services import audit_record, membership_set, user_create_or_update
 from portal.exceptions import AccessRefused
 from portal.outbound import UnsafeURL, check_provider_base_url, url_origin
@@ -195,9 +195,9 @@ def reseller_connection_test(*, tenant: Reseller, actor: User | None) -> Connect
     new_status = None
     if result.ok and tenant.status == Reseller.Status.KEY_REJECTED:
         new_status = Reseller.Status.ACTIVE
-    elif result.outcome == "auth_error" and tenant.status == Reseller.Status.ACTIVE:
+    elif result.outcome == "auth_error" and provider_key_rejected(tenant=tenant, code=result.code):
         new_status = Reseller.Status.KEY_REJECTED
-    if new_status is not None:
+    if new_status == Reseller.Status.ACTIVE:
         Reseller.objects.filter(pk=tenant.pk).update(status=new_status)
         tenant.status = new_status
     audit_record(tenant=tenant, actor=actor, action="reseller.connection_tested", obj=tenant,

@@ -26,7 +26,12 @@ from django.utils.dateparse import parse_datetime
 
 from accounts.credentials import CredentialError
 from accounts.models import Business, Reseller, User
-from accounts.provider_access import provider_client, provider_error_message
+from accounts.provider_access import (
+    RETRYABLE,
+    provider_client,
+    provider_error_message,
+    provider_key_rejected,
+)
 from accounts.services import audit_record
 from events import tasks
 from events.models import EventReceiver, ProviderEvent
@@ -40,7 +45,7 @@ from listings.services import (
 )
 from portal.outbound import UnsafeURL
 from portal.retries import retry_delay
-from provider import ProviderError, RateLimited, Transient
+from provider import AuthError, ProviderError
 from reviews_app.services import survey_add, survey_responses_refresh
 
 logger = logging.getLogger(__name__)
@@ -333,7 +338,7 @@ def _listing_updated(*, tenant: Reseller, event: ProviderEvent) -> tuple[str, st
     try:
         report = listing_status_refresh(tenant=tenant, actor=None, business=business,
                                         retry_later=True)
-    except (RateLimited, Transient) as exc:
+    except RETRYABLE as exc:
         raise _TryLater(str(exc)) from exc
     except RefreshFailed as exc:
         return State.FAILED, str(exc)
@@ -357,9 +362,11 @@ def _survey_completed(*, tenant: Reseller, event: ProviderEvent) -> tuple[str, s
                                      business_number=tenant.account_number,
                                      start=day - datetime.timedelta(days=1),
                                      end=day + datetime.timedelta(days=1))
-    except (RateLimited, Transient) as exc:
+    except RETRYABLE as exc:
         raise _TryLater(str(exc)) from exc
     except (ProviderError, CredentialError, UnsafeURL) as exc:
+        if isinstance(exc, AuthError):
+            provider_key_rejected(tenant=tenant, code=exc.code)
         return State.FAILED, provider_error_message(exc)
     return State.PROCESSED, f"Responses of survey {survey_id} refreshed (response {response_id})."
 

@@ -16,7 +16,13 @@ from django.utils import timezone
 
 from accounts.credentials import CredentialError, encrypt
 from accounts.models import AuditEvent, Business, Reseller, User
-from accounts.provider_access import provider_call, provider_client, provider_error_message
+from accounts.provider_access import (
+    provider_call,
+    provider_client,
+    provider_error_message,
+    provider_failure_is_retryable,
+    provider_key_rejected,
+)
 from accounts.services import audit_record
 from listings import tasks
 from listings.mirroring import ai_search_configuration_mirror, status_reports_mirror
@@ -29,8 +35,6 @@ from portal.outbound import UnsafeURL
 from provider import (
     AuthError,
     ProviderError,
-    RateLimited,
-    Transient,
 )
 from provider.types import CustomFieldSpec
 
@@ -201,10 +205,10 @@ def listing_status_refresh(*, tenant: Reseller, actor: User | None, business: Bu
         with client:
             report = client.location_status(business.remote_id)
     except (CredentialError, UnsafeURL, ProviderError) as exc:
-        if retry_later and isinstance(exc, RateLimited | Transient):
+        if retry_later and provider_failure_is_retryable(exc):
             raise
         if isinstance(exc, AuthError):
-            Reseller.objects.filter(pk=tenant.pk).update(status=Reseller.Status.KEY_REJECTED)
+            provider_key_rejected(tenant=tenant, code=exc.code)
         _refresh_failed(tenant=tenant, actor=actor, business=business, error=exc)
         raise RefreshFailed(provider_error_message(exc)) from exc
     with transaction.atomic():

@@ -34,13 +34,13 @@ from django.utils import timezone
 
 from accounts.credentials import CredentialError
 from accounts.models import Business, Reseller, User
-from accounts.provider_access import provider_client
+from accounts.provider_access import RETRYABLE, provider_client, provider_key_rejected
 from accounts.services import audit_record
 from outbox import tasks
 from outbox.models import OutboxEntry
 from portal.outbound import UnsafeURL
 from portal.retries import retry_delay
-from provider import AuthError, ProviderClient, ProviderError, RateLimited, Transient
+from provider import AuthError, ProviderClient, ProviderError, Transient
 
 logger = logging.getLogger(__name__)
 
@@ -126,10 +126,10 @@ def outbox_send(*, tenant: Reseller, entry_id: int) -> OutboxEntry | None:
     with client:
         try:
             reply = _deliver(handler, client, entry)
-        except (Transient, RateLimited) as exc:
+        except RETRYABLE as exc:
             return _retry_later(entry, exc)
         except AuthError as exc:
-            Reseller.objects.filter(pk=tenant.pk).update(status=Reseller.Status.KEY_REJECTED)
+            provider_key_rejected(tenant=tenant, code=exc.code)
             return _fail(entry, message=f"The provider rejected the API key (code {exc.code}).")
         except ProviderError as exc:
             entry.in_doubt = False  # the provider answered about this very change

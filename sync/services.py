@@ -31,7 +31,7 @@ from accounts import access
 from accounts.credentials import CredentialError
 from accounts.mirroring import TreeNode, business_children_mirror, business_tree_mark_removed
 from accounts.models import Business, Reseller, SyncRun, User
-from accounts.provider_access import provider_client
+from accounts.provider_access import provider_client, provider_key_rejected
 from accounts.services import audit_record
 from listings.mirroring import (
     ai_search_configuration_mirror,
@@ -472,7 +472,7 @@ def _finish(run: SyncRun, *, status: str, error: str = "") -> None:
 
 def _abort_for_rejected_key(*, tenant: Reseller, run: SyncRun, error: AuthError) -> None:
     """The provider refused the key: flag the reseller and stop, touching nothing else."""
-    Reseller.objects.filter(pk=tenant.pk).update(status=Reseller.Status.KEY_REJECTED)
+    provider_key_rejected(tenant=tenant, code=error.code)
     _finish(run, status=SyncRun.Status.FAILED,
             error=f"The provider rejected the API key (code {error.code}). "
                   "An owner must enter a new key in Settings.")

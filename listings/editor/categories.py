@@ -13,12 +13,12 @@ from django.utils import timezone
 
 from accounts.credentials import CredentialError
 from accounts.models import Business, Reseller
-from accounts.provider_access import provider_client
+from accounts.provider_access import provider_client, provider_key_rejected
 from listings.editor.schema import CATEGORY_SOURCES, COUNTRIES
 from listings.models import Category
 from portal.mirror import mark_removed, upsert
 from portal.outbound import UnsafeURL
-from provider import ProviderError
+from provider import AuthError, ProviderError
 
 
 @dataclass
@@ -46,6 +46,8 @@ def categories_fetch(*, tenant: Reseller, business: Business, country_code: str,
                 entries = client.category_list(business.remote_id, source_name=source,
                                                country_code=country_code)
             except ProviderError as exc:
+                if isinstance(exc, AuthError):
+                    provider_key_rejected(tenant=tenant, code=exc.code)
                 result.errors[source] = exc.message or str(exc)
                 continue
             rows = [Category(reseller=tenant, source=source, country_code=country_code,
