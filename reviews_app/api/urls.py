@@ -7,7 +7,7 @@ urlpatterns = [
          name="api_review_counts"),
     path("competitor-metrics/", views.CompetitorMetricList.as_view(),
          name="api_competitor_metrics"),
-    path("competitive-ranking/", views.CompetitiveRankingView.as_view(),
+    path("competitive-ranking/", views.CompetitiveRankingDetail.as_view(),
          name="api_competitive_ranking"),
     path("surveys/", views.SurveyListView.as_view(), name="api_surveys"),
     path("surveys/<int:remote_id>/responses/", views.SurveyResponseList.as_view(),

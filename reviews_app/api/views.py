@@ -90,7 +90,7 @@ class CompetitorMetricList(TenantAPIMixin, generics.ListAPIView):
 
 @extend_schema(tags=["reviews"], summary="The account's competitive ranking",
                responses={200: CompetitiveRankingSerializer, **READ_ERRORS})
-class CompetitiveRankingView(TenantAPIMixin, generics.RetrieveAPIView):
+class CompetitiveRankingDetail(TenantAPIMixin, generics.RetrieveAPIView):
     serializer_class = CompetitiveRankingSerializer
     filter_backends: list = []
 
