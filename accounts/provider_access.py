@@ -12,6 +12,7 @@ from django.conf import settings
 
 from accounts.credentials import CredentialError
 from accounts.models import Reseller
+from portal.exceptions import ProviderUnavailable
 from portal.outbound import UnsafeURL, check_provider_base_url, url_origin
 from provider import (
     AuthError,
@@ -22,6 +23,7 @@ from provider import (
     RateLimited,
     RateLimiter,
     RedisRateLimiter,
+    Rejected,
     Transient,
 )
 
@@ -120,14 +122,6 @@ def provider_key_rejected(*, tenant: Reseller, code: int | None = None) -> bool:
     return bool(flagged)
 
 
-class ProviderUnavailable(Exception):
-    """A provider call made for a page failed; `str(exc)` says why, in words for the user."""
-
-    def __init__(self, message: str, *, code: int | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-
-
 @contextmanager
 def provider_call(*, tenant: Reseller) -> Iterator[ProviderClient]:
     """A client for one request of a page; failures become `ProviderUnavailable`."""
@@ -142,4 +136,5 @@ def provider_call(*, tenant: Reseller) -> Iterator[ProviderClient]:
             logger.info("provider call for reseller %s failed: %s", tenant.pk, str(exc))
             if isinstance(exc, AuthError):
                 provider_key_rejected(tenant=tenant, code=exc.code)
-            raise ProviderUnavailable(provider_error_message(exc), code=exc.code) from exc
+            raise ProviderUnavailable(provider_error_message(exc), code=exc.code,
+                                      refused=isinstance(exc, Rejected | NotFound)) from exc

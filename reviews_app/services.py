@@ -11,8 +11,9 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from accounts.models import Business, Reseller, User
-from accounts.provider_access import ProviderUnavailable, provider_call
+from accounts.provider_access import provider_call
 from accounts.services import audit_record
+from portal.exceptions import ProviderUnavailable
 from provider import ProviderClient
 from reviews_app.mirroring import survey_responses_mirror
 from reviews_app.models import Survey

@@ -13,9 +13,9 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.generic import TemplateView
 
-from accounts.provider_access import ProviderUnavailable
 from accounts.tenant_views import BusinessTabMixin, TenantViewMixin
 from portal.charts import PALETTE, Segment, bar_chart
+from portal.exceptions import ProviderUnavailable
 from portal.pagination import paginate
 from reviews_app import selectors, services
 from reviews_app.forms import (

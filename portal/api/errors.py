@@ -11,6 +11,8 @@ from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import exceptions, serializers, status
 from rest_framework.views import exception_handler
 
+from portal.exceptions import ProviderUnavailable
+
 
 class ProviderRejected(exceptions.APIException):
     """The provider refused a request made on the client's behalf."""
@@ -22,6 +24,14 @@ class ProviderRejected(exceptions.APIException):
         super().__init__(message)
         self.provider_code = provider_code
         self.field = field
+
+
+class ProviderUnavailableError(exceptions.APIException):
+    """The provider could not answer a call made on the client's behalf; try again later."""
+
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_code = "provider_unavailable"
+    default_detail = "The provider cannot answer right now; try again later."
 
 
 class Conflict(exceptions.APIException):
@@ -63,6 +73,9 @@ def api_exception_handler(exc, context):
     elif isinstance(exc, RequestDataTooBig):
         exc = PayloadTooLarge(f"The request body is over the limit of "
                               f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes.")
+    elif isinstance(exc, ProviderUnavailable):
+        exc = (ProviderRejected(str(exc), provider_code=exc.code) if exc.refused
+               else ProviderUnavailableError(str(exc)))
     elif isinstance(exc, DjangoValidationError):
         # Services validate and raise Django's ValidationError, naming the fields; the API
         # answers it like a serializer's.

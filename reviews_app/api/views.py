@@ -8,10 +8,8 @@ from rest_framework import exceptions, generics, status
 from rest_framework.response import Response
 
 from accounts.api.base import BusinessAPIMixin, IdempotentCreateMixin, TenantAPIMixin
-from accounts.provider_access import ProviderUnavailable
 from portal.api.docs import ERRORS, IDEMPOTENCY_KEY
-from portal.api.errors import ApiErrorSerializer, ProviderRejected
-from provider.errors import NotFound, Rejected
+from portal.api.errors import ApiErrorSerializer
 from reviews_app import selectors, services
 from reviews_app.api.serializers import (
     CompetitiveRankingSerializer,
@@ -28,12 +26,6 @@ from reviews_app.api.serializers import (
 
 READ_ERRORS = {c: ERRORS[c] for c in (401, 403, 404, 429)}
 LIST_ERRORS = {c: ERRORS[c] for c in (400, 401, 403, 404, 429)}
-
-
-class ProviderUnavailableError(exceptions.APIException):
-    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-    default_code = "provider_unavailable"
-    default_detail = "The provider cannot answer right now; try again later."
 
 
 @extend_schema(
@@ -55,15 +47,10 @@ class ReviewCountView(BusinessAPIMixin, generics.GenericAPIView):
         query = ReviewCountQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         data = query.validated_data
-        try:
-            result = services.review_count_by_rating_fetch(
-                tenant=self.tenant, business=business, from_date=data["date_from"],
-                to_date=data["date_to"], sources=data["sources"])
-        except ProviderUnavailable as exc:
-            cause = exc.__cause__
-            if isinstance(cause, Rejected | NotFound):
-                raise ProviderRejected(str(exc), provider_code=exc.code) from exc
-            raise ProviderUnavailableError(str(exc)) from exc
+        # The provider's failures answer 422 or 503 through the API's error handler.
+        result = services.review_count_by_rating_fetch(
+            tenant=self.tenant, business=business, from_date=data["date_from"],
+            to_date=data["date_to"], sources=data["sources"])
         body = {"business_number": business.remote_id, "from_date": data["date_from"],
                 "to_date": data["date_to"], "sources": sorted(data["sources"]),
                 "counts": {str(r): c for r, c in sorted(result.counts.items())},

@@ -63,3 +63,15 @@ def test_a_services_validation_error_is_a_400_naming_the_field(rf):
     assert response.data["fields"] == {"resources": ["These cover the whole account."]}
     plain = api_exception_handler(ValidationError("Nothing to send."), {})
     assert plain.status_code == 400 and plain.data["message"] == "Nothing to send."
+
+
+def test_a_provider_failure_is_a_422_when_refused_and_a_503_when_it_could_not_answer():
+    from portal.api.errors import api_exception_handler
+    from portal.exceptions import ProviderUnavailable
+
+    refused = api_exception_handler(
+        ProviderUnavailable("Business id is invalid.", code=1011, refused=True), {})
+    assert refused.status_code == 422
+    assert refused.data["code"] == "provider_rejected" and refused.data["provider_code"] == 1011
+    down = api_exception_handler(ProviderUnavailable("The provider did not answer."), {})
+    assert down.status_code == 503 and down.data["code"] == "provider_unavailable"
