@@ -23,7 +23,6 @@ from provider import (
     RateLimited,
     RateLimiter,
     RedisRateLimiter,
-    Rejected,
     Transient,
 )
 
@@ -137,4 +136,4 @@ def provider_call(*, tenant: Reseller) -> Iterator[ProviderClient]:
             if isinstance(exc, AuthError):
                 provider_key_rejected(tenant=tenant, code=exc.code)
             raise ProviderUnavailable(provider_error_message(exc), code=exc.code,
-                                      refused=isinstance(exc, Rejected | NotFound)) from exc
+                                      refused=not exc.retryable) from exc

@@ -1,14 +1,14 @@
 """Forms of the listings pages: custom fields and webhook subscriptions.
 
 They check what the provider would refuse, so the message lands on the right field before
-anything is queued. The tenant never appears as a field.
+anything is queued. The custom-field rules are the service's (`custom_field_validate`, which
+the API runs too); the form reads the input and shows the service's messages on its fields.
+The tenant never appears as a field.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import re
-from decimal import Decimal, InvalidOperation
 from urllib.parse import urlsplit
 
 from django import forms
@@ -17,10 +17,11 @@ from django.core.validators import EmailValidator, URLValidator
 
 from accounts.models import Reseller
 from listings.models import CustomField
-from listings.selectors import custom_field_name_taken
-
-FIELD_NAME_MAX_LENGTH = 200
-DROPDOWN_TYPES = (CustomField.Type.DROPDOWN_SINGLE, CustomField.Type.DROPDOWN_MULTI)
+from listings.services import (
+    CUSTOM_FIELD_TEXT_MAX_LENGTH,
+    FIELD_NAME_MAX_LENGTH,
+    custom_field_validate,
+)
 
 # parameters.md, Subscribe: the event names the provider publishes.
 EVENT_NAMES = (
@@ -31,7 +32,8 @@ EVENT_NAMES = (
 )
 
 
-def _split_lines(text: str) -> list[str]:
+def split_lines(text: str) -> list[str]:
+    """The options typed one per line (blank lines dropped)."""
     return [line.strip() for line in (text or "").splitlines() if line.strip()]
 
 
@@ -45,10 +47,11 @@ class CustomFieldForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 4}),
         help_text="One option per line. Required for the drop-down types, and only for them.")
     default_value = forms.CharField(
-        label="Default value", required=False, max_length=1000,
+        label="Default value", required=False, max_length=CUSTOM_FIELD_TEXT_MAX_LENGTH,
         help_text="Must fit the type: a number, an http(s) URL, a date as MM/DD/YYYY, or one of "
                   "the options (several, comma-separated, for a multi-choice drop-down).")
-    field_description = forms.CharField(label="Description", required=False, max_length=1000,
+    field_description = forms.CharField(label="Description", required=False,
+                                        max_length=CUSTOM_FIELD_TEXT_MAX_LENGTH,
                                         widget=forms.Textarea(attrs={"rows": 2}))
     filterable = forms.BooleanField(label="Filterable", required=False,
                                     help_text="Contacts can be filtered by this field.")
@@ -57,68 +60,34 @@ class CustomFieldForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.tenant = tenant
 
-    def clean_field_name(self) -> str:
-        name = self.cleaned_data["field_name"].strip()
-        if custom_field_name_taken(tenant=self.tenant, field_name=name):
-            raise ValidationError("A custom field with this name already exists or is being "
-                                  "created. Choose another name.", code="duplicate")
-        return name
-
     def clean(self):
+        """The service's rules on what could be read; `cleaned_data` becomes the arguments of
+        `custom_field_create`."""
         cleaned = super().clean()
-        field_type = cleaned.get("type")
-        options = _split_lines(cleaned.get("drop_down_options", ""))
-        cleaned["options"] = options
-        if field_type is None:
+        try:
+            checked = custom_field_validate(
+                tenant=self.tenant, field_name=cleaned.get("field_name", ""),
+                type=cleaned.get("type", ""),
+                drop_down_options=split_lines(cleaned.get("drop_down_options", "")),
+                default_value=cleaned.get("default_value", ""),
+                field_description=cleaned.get("field_description", ""),
+                filterable=cleaned.get("filterable", False))
+        except ValidationError as exc:
+            _add_service_errors(self, exc)
             return cleaned
-        if field_type in DROPDOWN_TYPES:
-            if not options:
-                self.add_error("drop_down_options",
-                               "Give at least one option (one per line) for a drop-down field.")
-            seen = set()
-            for option in options:
-                if option.casefold() in seen:
-                    self.add_error("drop_down_options", f"“{option}” is listed twice.")
-                    break
-                seen.add(option.casefold())
-        elif options:
-            self.add_error("drop_down_options",
-                           "Options are only for the drop-down types: clear them or choose a "
-                           "drop-down type.")
-        default = (cleaned.get("default_value") or "").strip()
-        cleaned["default_value"] = default
-        if default and "default_value" not in self.errors:
-            message = self._default_error(field_type, default, options)
-            if message:
-                self.add_error("default_value", message)
+        cleaned.update({name: value for name, value in checked.items() if name not in self.errors})
         return cleaned
 
-    @staticmethod
-    def _default_error(field_type: str, default: str, options: list[str]) -> str | None:
-        if field_type == CustomField.Type.NUMBER:
-            try:
-                Decimal(default)
-            except InvalidOperation:
-                return "The default of a number field must be a number, e.g. 42 or 3.5."
-        elif field_type == CustomField.Type.URL:
-            try:
-                URLValidator(schemes=["http", "https"])(default)
-            except ValidationError:
-                return "The default of a URL field must be an http(s) URL."
-        elif field_type == CustomField.Type.DATE:
-            try:
-                dt.datetime.strptime(default, "%m/%d/%Y")
-            except ValueError:
-                return "The default of a date field must be a date as MM/DD/YYYY."
-        elif field_type == CustomField.Type.DROPDOWN_SINGLE:
-            if options and default not in options:
-                return "The default must be one of the options."
-        elif field_type == CustomField.Type.DROPDOWN_MULTI:
-            chosen = [part.strip() for part in default.split(",") if part.strip()]
-            missing = [part for part in chosen if part not in options]
-            if options and missing:
-                return f"Not an option: {', '.join(missing)}."
-        return None
+
+def _add_service_errors(form: forms.Form, error: ValidationError) -> None:
+    """A service's messages on the form's fields, except where the input could not be read: the
+    service saw an empty value there, and the form's own message says what is wrong."""
+    if not hasattr(error, "error_dict"):
+        form.add_error(None, error)
+        return
+    for field, messages in error.error_dict.items():
+        if field not in form.errors:
+            form.add_error(field, messages)
 
 
 class SubscriptionForm(forms.Form):

@@ -7,10 +7,14 @@ the user's transaction and the handlers in `listings.outbox_handlers` send it.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections.abc import Sequence
+from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxLengthValidator, URLValidator
 from django.db import transaction
 from django.utils import timezone
 
@@ -27,7 +31,11 @@ from accounts.services import audit_record
 from listings import tasks
 from listings.mirroring import ai_search_configuration_mirror, status_reports_mirror
 from listings.models import AiSearchConfiguration, CustomField, ListingStatusReport, Subscription
-from listings.selectors import ai_search_configuration_get, qna_deletion_latest
+from listings.selectors import (
+    ai_search_configuration_get,
+    custom_field_name_taken,
+    qna_deletion_latest,
+)
 from outbox.models import OutboxEntry
 from outbox.selectors import outbox_entry_list
 from outbox.services import outbox_enqueue
@@ -82,6 +90,111 @@ def qna_delete_all(*, tenant: Reseller, actor: User | None, business: Business) 
 # -- custom fields ------------------------------------------------------------------------------
 
 DROPDOWN_TYPES = (CustomField.Type.DROPDOWN_SINGLE, CustomField.Type.DROPDOWN_MULTI)
+FIELD_NAME_MAX_LENGTH = 200
+CUSTOM_FIELD_TEXT_MAX_LENGTH = 1000  # the default value and the description
+
+REQUIRED = "This field is required."
+NOT_A_CHOICE = "Select a valid choice. %(value)s is not one of the available choices."
+NAME_TAKEN = ("A custom field with this name already exists or is being created. Choose another "
+              "name.")
+
+
+def _text_errors(value: str, *, max_length: int, required: bool = False) -> list[ValidationError]:
+    if required and not value:
+        return [ValidationError(REQUIRED, code="required")]
+    try:
+        MaxLengthValidator(max_length)(value)
+    except ValidationError as exc:
+        return [exc]
+    return []
+
+
+def custom_field_validate(*, tenant: Reseller, field_name: str, type: str,
+                          drop_down_options: Sequence[str] = (), default_value: str = "",
+                          field_description: str = "", filterable: bool = False
+                          ) -> dict[str, Any]:
+    """Check a new custom field against what the provider would refuse, so that the page and the
+    API name the field at fault before anything is queued: the name (unique in the account
+    ignoring case, among the mirrored fields and those on their way), the type, the options
+    (required for, and only for, drop-downs, each once) and the default (it must fit the type).
+
+    Every broken rule is reported at once, as a ValidationError keyed by the argument's name.
+    Returns the keyword arguments of `custom_field_create` as they are to be sent: the name,
+    default and description stripped, the options stripped and blank ones dropped.
+    """
+    errors: dict[str, list[ValidationError]] = {}
+
+    def add(field: str, found: list[ValidationError]) -> None:
+        if found:
+            errors.setdefault(field, []).extend(found)
+
+    name = (field_name or "").strip()
+    default = (default_value or "").strip()
+    description = (field_description or "").strip()
+    options = [option.strip() for option in drop_down_options if option and option.strip()]
+
+    # Each value on its own, then the values together, as a form cleans its fields before its
+    # clean(): the first message named is the one the page shows first.
+    add("field_name", _text_errors(name, max_length=FIELD_NAME_MAX_LENGTH, required=True))
+    if "field_name" not in errors and custom_field_name_taken(tenant=tenant, field_name=name):
+        add("field_name", [ValidationError(NAME_TAKEN, code="duplicate")])
+    if type not in CustomField.Type.values:
+        add("type", [ValidationError(NOT_A_CHOICE, code="invalid_choice",
+                                     params={"value": type})])
+    add("default_value", _text_errors(default, max_length=CUSTOM_FIELD_TEXT_MAX_LENGTH))
+    add("field_description", _text_errors(description, max_length=CUSTOM_FIELD_TEXT_MAX_LENGTH))
+    if "type" not in errors:  # the other rules depend on the type
+        if type in DROPDOWN_TYPES:
+            if not options:
+                add("drop_down_options", [ValidationError(
+                    "Give at least one option (one per line) for a drop-down field.")])
+            seen: set[str] = set()
+            for option in options:
+                if option.casefold() in seen:
+                    add("drop_down_options",
+                        [ValidationError(f"“{option}” is listed twice.")])
+                    break
+                seen.add(option.casefold())
+        elif options:
+            add("drop_down_options", [ValidationError(
+                "Options are only for the drop-down types: clear them or choose a drop-down "
+                "type.")])
+        if default and "default_value" not in errors:
+            message = _default_error(type, default, options)
+            if message:
+                add("default_value", [ValidationError(message)])
+    if errors:
+        raise ValidationError(errors)
+    return {"field_name": name, "type": type, "default_value": default,
+            "drop_down_options": options, "field_description": description,
+            "filterable": bool(filterable)}
+
+
+def _default_error(field_type: str, default: str, options: list[str]) -> str | None:
+    if field_type == CustomField.Type.NUMBER:
+        try:
+            Decimal(default)
+        except InvalidOperation:
+            return "The default of a number field must be a number, e.g. 42 or 3.5."
+    elif field_type == CustomField.Type.URL:
+        try:
+            URLValidator(schemes=["http", "https"])(default)
+        except ValidationError:
+            return "The default of a URL field must be an http(s) URL."
+    elif field_type == CustomField.Type.DATE:
+        try:
+            dt.datetime.strptime(default, "%m/%d/%Y")
+        except ValueError:
+            return "The default of a date field must be a date as MM/DD/YYYY."
+    elif field_type == CustomField.Type.DROPDOWN_SINGLE:
+        if options and default not in options:
+            return "The default must be one of the options."
+    elif field_type == CustomField.Type.DROPDOWN_MULTI:
+        chosen = [part.strip() for part in default.split(",") if part.strip()]
+        missing = [part for part in chosen if part not in options]
+        if options and missing:
+            return f"Not an option: {', '.join(missing)}."
+    return None
 
 
 @transaction.atomic
@@ -90,8 +203,9 @@ def custom_field_create(*, tenant: Reseller, actor: User | None, field_name: str
                         field_description: str = "", filterable: bool = False) -> OutboxEntry:
     """Queue the creation of an account custom field; it is listed once the provider accepts it.
 
-    The provider is the authority on names (5022 for a duplicate); the form checks what the
-    portal already knows so that most duplicates never leave it.
+    The page and the API run `custom_field_validate` first, which refuses the duplicates the
+    portal knows of; the provider stays the authority on names (5022 for a duplicate), so the
+    name is not looked up again here. What no caller may pass is a ValueError.
     """
     if type not in CustomField.Type.values:
         raise ValueError(f"Unknown custom field type {type!r}.")

@@ -9,11 +9,11 @@ from django.http import Http404
 from django.shortcuts import redirect
 from django.views.generic import TemplateView
 
-from accounts.provider_access import ProviderUnavailable
 from accounts.tenant_views import BusinessTabMixin, TenantViewMixin
 from listings import selectors, services
 from listings.forms import CustomFieldForm, SubscriptionForm
 from outbox.models import OutboxEntry
+from portal.exceptions import ProviderUnavailable
 from portal.pagination import paginate
 
 Kind = OutboxEntry.Kind
@@ -109,8 +109,8 @@ class CustomFieldListView(TenantViewMixin, TemplateView):
         services.custom_field_create(
             tenant=self.tenant, actor=request.user, field_name=data["field_name"],
             type=data["type"], default_value=data["default_value"],
-            drop_down_options=data["options"], field_description=data["field_description"],
-            filterable=data["filterable"])
+            drop_down_options=data["drop_down_options"],
+            field_description=data["field_description"], filterable=data["filterable"])
         messages.success(request, f"Custom field “{data['field_name']}” is queued; it is listed "
                                   "once the provider accepts it.")
         return redirect("custom_field_list", slug=self.tenant.slug)

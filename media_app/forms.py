@@ -1,22 +1,17 @@
 """Forms of the media tab: the gallery filters and the add-media form.
 
-The add-media form applies the provider's rules (interface.md, Media; parameters.md) so that a
-mistake is shown on its field instead of coming back as a rejection: the category (2175) and the
-format (2174) from their lists, an http(s) URL with a host (2171), photos as JPG or PNG, videos
-as MP4 (2181).
+The add-media form reads the input; the provider's rules on an upload are the service's
+(`media_app.services.media_validate`, which the API runs too), and the form shows its messages
+on their fields.
 """
 
 from __future__ import annotations
-
-from urllib.parse import urlsplit
 
 from django import forms
 from django.core.exceptions import ValidationError
 
 from media_app.models import MediaItem
-
-PHOTO_EXTENSIONS = (".jpg", ".jpeg", ".png")
-VIDEO_EXTENSIONS = (".mp4",)
+from media_app.services import DESCRIPTION_MAX_LENGTH, URL_MAX_LENGTH, media_validate
 
 
 class MediaFilterForm(forms.Form):
@@ -34,35 +29,39 @@ class MediaFilterForm(forms.Form):
 
 class MediaAddForm(forms.Form):
     url = forms.CharField(
-        label="URL", max_length=2000,
+        label="URL", max_length=URL_MAX_LENGTH,
         widget=forms.URLInput(attrs={"placeholder": "https://images.example.com/storefront.jpg"}),
         help_text="A public http(s) address. Photos: JPG or PNG, 720 × 720 px, at least 10 KB. "
                   "Videos: MP4, 30 seconds, 720p or higher, up to 75 MB.")
     media_format = forms.ChoiceField(label="Format", choices=MediaItem.Format.choices,
                                      initial=MediaItem.Format.PHOTO)
     category = forms.ChoiceField(label="Category", choices=MediaItem.Category.choices)
-    description = forms.CharField(label="Description", required=False, max_length=1000,
+    description = forms.CharField(label="Description", required=False,
+                                  max_length=DESCRIPTION_MAX_LENGTH,
                                   widget=forms.Textarea(attrs={"rows": 2}))
 
-    def clean_url(self) -> str:
-        url = self.cleaned_data["url"].strip()
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname or " " in url:
-            raise ValidationError("Enter a valid http:// or https:// address with a host name.",
-                                  code="2171")
-        return url
-
     def clean(self):
+        """The service's rules on what could be read; `cleaned_data` becomes the arguments of
+        `media_add`."""
         cleaned = super().clean()
-        url, media_format = cleaned.get("url"), cleaned.get("media_format")
-        if not url or not media_format:
+        try:
+            checked = media_validate(url=cleaned.get("url", ""),
+                                     media_format=cleaned.get("media_format", ""),
+                                     category=cleaned.get("category", ""),
+                                     description=cleaned.get("description", ""))
+        except ValidationError as exc:
+            _add_service_errors(self, exc)
             return cleaned
-        path = urlsplit(url).path.lower()
-        if media_format == MediaItem.Format.PHOTO and not path.endswith(PHOTO_EXTENSIONS):
-            self.add_error("url", ValidationError(
-                "A photo must be a JPG or PNG file: the address must end in .jpg, .jpeg or .png.",
-                code="photo_format"))
-        elif media_format == MediaItem.Format.VIDEO and not path.endswith(VIDEO_EXTENSIONS):
-            self.add_error("url", ValidationError(
-                "Only MP4 videos are supported: the address must end in .mp4.", code="2181"))
+        cleaned.update({name: value for name, value in checked.items() if name not in self.errors})
         return cleaned
+
+
+def _add_service_errors(form: forms.Form, error: ValidationError) -> None:
+    """A service's messages on the form's fields, except where the input could not be read: the
+    service saw an empty value there, and the form's own message says what is wrong."""
+    if not hasattr(error, "error_dict"):
+        form.add_error(None, error)
+        return
+    for field, messages in error.error_dict.items():
+        if field not in form.errors:
+            form.add_error(field, messages)

@@ -10,9 +10,9 @@ class AccessRefused(PermissionDenied):
 
 class ProviderUnavailable(Exception):
     """A provider call made while someone waits (a page, an API request) failed; `str(exc)`
-    says why in words for them. `refused` is true when the provider answered and refused the
-    request itself (a bad value, an unknown business), false when it could not answer (down,
-    limiting, a key it does not accept). The API answers the first 422 and the second 503."""
+    says why in words for them. `refused` is true when the provider answered and refused (a bad
+    value, an unknown business, a key it does not accept), false when it could not answer
+    (down, limiting, unreachable). The API answers the first 422 and the second 503."""
 
     def __init__(self, message: str, *, code: int | None = None, refused: bool = False) -> None:
         super().__init__(message)

@@ -7,7 +7,7 @@ from rest_framework import serializers
 
 from listings.editor.errors import error_field
 from listings.editor.schema import CATEGORY_SOURCES, COUNTRIES
-from listings.forms import EVENT_NAMES, LEVEL_NAME_MAX, LEVEL_VALUE_MAX
+from listings.forms import EVENT_NAMES, LEVEL_NAME_MAX, LEVEL_VALUE_MAX, split_lines
 from listings.models import (
     AiSearchConfiguration,
     Answer,
@@ -19,6 +19,7 @@ from listings.models import (
     Question,
     Subscription,
 )
+from listings.services import CUSTOM_FIELD_TEXT_MAX_LENGTH, custom_field_validate
 from outbox.api.serializers import ChangeSerializer
 from outbox.models import OutboxEntry
 from portal.api.serializers import StrictSerializer
@@ -205,7 +206,9 @@ class CustomFieldSerializer(serializers.ModelSerializer):
 
 class CustomFieldCreateSerializer(StrictSerializer):
     """The shape of the body; the rules (name unique, options only for drop-downs, default fits
-    the type) are the portal form's (`listings.forms.CustomFieldForm`)."""
+    the type) are the service's (`listings.services.custom_field_validate`, which the page's form
+    runs too), checked for the tenant in the context (`tenant`). The validated data are the
+    arguments of `custom_field_create`."""
 
     field_name = serializers.CharField()
     type = serializers.ChoiceField(choices=CustomField.Type.choices)
@@ -214,8 +217,14 @@ class CustomFieldCreateSerializer(StrictSerializer):
                                               help_text="Only, and required, for drop-downs.")
     default_value = serializers.CharField(required=False, allow_blank=True, default="")
     field_description = serializers.CharField(required=False, allow_blank=True, default="",
-                                              max_length=1000)
+                                              max_length=CUSTOM_FIELD_TEXT_MAX_LENGTH)
     filterable = serializers.BooleanField(required=False, default=False)
+
+    def validate(self, attrs):
+        # An option holding line breaks is several options, as on the page (one per line).
+        options = split_lines("\n".join(attrs["drop_down_options"]))
+        return custom_field_validate(tenant=self.context["tenant"],
+                                     **{**attrs, "drop_down_options": options})
 
 
 # -- AI search -------------------------------------------------------------------------------------

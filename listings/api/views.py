@@ -2,13 +2,13 @@
 custom fields, the AI-search configuration and webhook subscriptions.
 
 Views stay thin: reads go through the selectors, writes through the services; bodies are checked
-by the portal's own forms and the listing editor, so the API refuses what the UI refuses."""
+with the pages' rules (the services' own, the webhook form's, the listing editor's on a whole
+document: `listing_errors`), so the API refuses what the UI refuses."""
 
 from __future__ import annotations
 
 import django_filters
-from django.http import Http404, QueryDict
-from django.utils import timezone
+from django.http import Http404
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -22,19 +22,15 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from accounts.api.base import BusinessAPIMixin, IdempotentCreateMixin, TenantAPIMixin
-from accounts.provider_access import ProviderUnavailable
 from listings import selectors as listing_selectors
 from listings.api import serializers as s
 from listings.api.serializers import HierarchySerializer, HierarchyWriteSerializer
 from listings.editor import selectors
 from listings.editor.categories import categories_fetch
-from listings.editor.diff import listing_diff, merge
-from listings.editor.editor import ListingEditor
-from listings.editor.fields import RepeatedInput
-from listings.editor.rows import RowsForm
-from listings.editor.rules import check_listing
-from listings.editor.services import ListingBusy, listing_submit
-from listings.forms import CustomFieldForm, SubscriptionForm
+from listings.editor.diff import merge
+from listings.editor.editor import listing_errors
+from listings.editor.services import ListingBusy, listing_changes_prepare, listing_submit
+from listings.forms import SubscriptionForm
 from listings.models import Category, ListingVersion
 from listings.selectors import hierarchy_latest_update, hierarchy_level_list, listing_site_list
 from listings.services import (
@@ -49,7 +45,7 @@ from listings.services import (
 from outbox.api.serializers import ChangeSerializer
 from outbox.api.views import change_location
 from portal.api.docs import ERRORS, IDEMPOTENCY_KEY, READ_ERRORS, REMOTE_ID
-from portal.api.errors import ApiErrorSerializer, Conflict, ProviderRejected
+from portal.api.errors import ApiErrorSerializer, Conflict
 
 
 def _invalid(fields: dict[str, list[str]]) -> exceptions.ValidationError:
@@ -57,56 +53,6 @@ def _invalid(fields: dict[str, list[str]]) -> exceptions.ValidationError:
 
 
 # -- listing ---------------------------------------------------------------------------------------
-
-def _editor_data(editor: ListingEditor) -> QueryDict:
-    """The form data the editor renders for its document (what a browser would submit), so
-    that a JSON body goes through exactly the editor's field checks."""
-    data = QueryDict(mutable=True)
-    for form in editor.forms:
-        for bound in form:
-            widget, value = bound.field.widget, bound.value()
-            if widget.__class__.__name__ == "CheckboxInput":
-                if value:
-                    data.setlist(bound.html_name, ["on"])
-            elif isinstance(widget, RepeatedInput):
-                data.setlist(bound.html_name, list(widget.format_value(value)))
-            elif hasattr(value, "isoformat"):
-                data.setlist(bound.html_name, [value.isoformat()])
-            else:
-                data.setlist(bound.html_name, ["" if value is None else str(value)])
-    return data
-
-
-def _listing_errors(document: dict, accepted: dict | None) -> dict[str, list[str]]:
-    """The listing editor's verdict on `document` (field checks and the provider's rules),
-    as dotted path → messages. Private helper: the editor validates forms, not JSON."""
-    try:
-        rendered = ListingEditor(document=document, accepted=accepted)
-        editor = ListingEditor(_editor_data(rendered), document=document, accepted=accepted)
-        valid = editor.is_valid()
-    except (AttributeError, KeyError, TypeError, ValueError):
-        return {"non_field_errors": ["The listing is malformed: check the types of its values."]}
-    fields: dict[str, list[str]] = {}
-    # The provider's rules on the document as sent, too: a form that is disabled once the
-    # listing is fixed (the business status) would otherwise show the accepted value instead.
-    for error in check_listing(document, accepted=accepted, fixed=accepted is not None,
-                               today=timezone.localdate()):
-        fields.setdefault(error.path, []).append(error.message)
-    if valid:
-        return fields
-    for form in editor.forms:
-        for name, messages in form.errors.items():
-            if isinstance(form, RowsForm) or name == "__all__":
-                path = form.path or "non_field_errors"
-            else:
-                path = f"{form.path}.{name}" if form.path else name
-            known = fields.setdefault(path, [])
-            known.extend(str(m) for m in messages if str(m) not in known)
-    for message in editor.messages:
-        if not any(message in messages for messages in fields.values()):
-            fields.setdefault("non_field_errors", []).append(message)
-    return fields
-
 
 @extend_schema(summary="A location's listing: the current draft and the last accepted version",
                responses={200: s.ListingSerializer, **ERRORS})
@@ -171,20 +117,16 @@ class ListingSubmissionList(IdempotentCreateMixin, BusinessAPIMixin, generics.Li
         accepted = selectors.listing_version_last_accepted(tenant=self.tenant, business=business)
         accepted_document = accepted.document if accepted else None
         document = merge(accepted_document or {}, payload)
-        errors = _listing_errors(document, accepted_document)
+        errors = listing_errors(document, accepted=accepted_document)
         if errors:
             raise _invalid(errors)
-        baseline = accepted_document or selectors.listing_document_from_business(business)
-        editor = ListingEditor(document=document, accepted=accepted_document)
-        changes = listing_diff(baseline, document, editor.labels())
-        if not changes:
-            raise _invalid({"non_field_errors": [
-                "Nothing changed since the last accepted version, so there is nothing to "
-                "send."]})
+        # Nothing changed is a ValidationError: the API's 400 on non_field_errors.
+        prepared = listing_changes_prepare(tenant=self.tenant, business=business,
+                                           document=document)
         try:
+            # The body is sent as given, not the editor's: it holds what the client changes.
             version = listing_submit(tenant=self.tenant, actor=request.user, business=business,
-                                     payload=payload,
-                                     summary="; ".join(change.label for change in changes))
+                                     payload=payload, summary=prepared.summary)
         except ListingBusy as exc:
             raise Conflict(str(exc), code="busy") from exc
         return Response(s.ListingSubmissionSerializer(version).data,
@@ -330,19 +272,10 @@ class CustomFieldList(IdempotentCreateMixin, TenantAPIMixin, generics.ListAPIVie
         return self.idempotent(request, lambda: self._create(request))
 
     def _create(self, request):
-        body = s.CustomFieldCreateSerializer(data=request.data)
+        body = s.CustomFieldCreateSerializer(data=request.data, context={"tenant": self.tenant})
         body.is_valid(raise_exception=True)
-        data = dict(body.validated_data)
-        data["drop_down_options"] = "\n".join(data["drop_down_options"])
-        form = CustomFieldForm(data, tenant=self.tenant)
-        if not form.is_valid():
-            raise _invalid({k: list(v) for k, v in form.errors.items()})
-        cleaned = form.cleaned_data
-        entry = custom_field_create(
-            tenant=self.tenant, actor=request.user, field_name=cleaned["field_name"],
-            type=cleaned["type"], default_value=cleaned["default_value"],
-            drop_down_options=cleaned["options"],
-            field_description=cleaned["field_description"], filterable=cleaned["filterable"])
+        entry = custom_field_create(tenant=self.tenant, actor=request.user,
+                                    **body.validated_data)
         return Response(ChangeSerializer(entry).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -368,11 +301,8 @@ class AiSearchRefreshView(TenantAPIMixin, generics.GenericAPIView):
     serializer_class = s.AiSearchConfigurationSerializer
 
     def post(self, request, *args, **kwargs):
-        try:
-            configuration = ai_search_configuration_refresh(tenant=self.tenant,
-                                                            actor=request.user)
-        except ProviderUnavailable as exc:
-            raise ProviderRejected(str(exc), provider_code=exc.code) from exc
+        # The provider's failures answer 422 or 503 through the API's error handler.
+        configuration = ai_search_configuration_refresh(tenant=self.tenant, actor=request.user)
         return Response(s.AiSearchConfigurationSerializer(configuration).data)
 
 

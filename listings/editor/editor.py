@@ -3,12 +3,14 @@
 `ListingEditor` holds the section forms (`listings.editor.forms`, `listings.editor.rows`) in the
 order of the page, builds the whole listing from them (`document`), checks the provider's rules
 on it (`listings.editor.rules`) and puts each message on the field its dotted path names, for
-the editor's own checks and for a rejection by the provider alike.
+the editor's own checks and for a rejection by the provider alike. `listing_errors` gives the
+same verdict on a listing given as a document (the API's body), by dotted path.
 """
 
 from __future__ import annotations
 
 import datetime
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -101,6 +103,17 @@ class ListingEditor:
             self.sections.append(section)
             self.forms += section.forms
 
+    @classmethod
+    def from_document(cls, document: dict, *, accepted: dict | None,
+                      today: datetime.date | None = None) -> ListingEditor:
+        """The editor bound to `document` itself, as if its page were submitted unchanged:
+        `is_valid()` then checks the document's values with the forms' own field checks."""
+        shown = cls(document=document, accepted=accepted, today=today)
+        data: dict[str, Any] = {}
+        for form in shown.forms:
+            data.update(form.document_data())
+        return cls(data, document=document, accepted=accepted, today=today)
+
     @property
     def is_bound(self) -> bool:
         return self.forms[0].is_bound
@@ -168,6 +181,21 @@ class ListingEditor:
         self.notice(path, f"Rejected by the provider (code {code}): {message}", document)
         return path
 
+    def errors_by_path(self) -> dict[str, list[str]]:
+        """The forms' messages of a bound editor by the dotted path of their field; a row-based
+        part's (and a form's own) messages on the part's path, e.g.
+        ``additionalInfo.specialHours``. The messages of no form are in `messages`."""
+        found: dict[str, list[str]] = {}
+        for form in self.forms:
+            for name, messages in form.errors.items():
+                if isinstance(form, r.RowsForm) or name == "__all__":
+                    path = form.path or "non_field_errors"
+                else:
+                    path = f"{form.path}.{name}" if form.path else name
+                known = found.setdefault(path, [])
+                known.extend(str(m) for m in messages if str(m) not in known)
+        return found
+
     # -- labels for the diff ------------------------------------------------------------
     def labels(self) -> dict[str, str]:
         labels: dict[str, str] = {}
@@ -183,3 +211,50 @@ class ListingEditor:
         labels["additionalInfo.mapsMoreHours"] = "More hours › Maps service"
         labels["additionalInfo.moreHours"] = "More hours › Profile platform"
         return labels
+
+
+@functools.cache
+def _labels() -> dict[str, str]:
+    return ListingEditor(document={}, accepted=None).labels()
+
+
+def listing_labels() -> dict[str, str]:
+    """The label of every field of the listing by dotted path, for the list of changes. They
+    are the forms' own, the same whatever the listing holds."""
+    return dict(_labels())
+
+
+MALFORMED = "The listing is malformed: check the types of its values."
+
+
+def listing_errors(document: dict, *, accepted: dict | None,
+                   today: datetime.date | None = None) -> dict[str, list[str]]:
+    """The editor's verdict on a whole listing given as a document (e.g. the API's body merged
+    onto the last accepted version, `accepted`; None before the first acceptance): the forms'
+    field checks and the provider's rules, as dotted path → messages, empty when the listing
+    may be sent. The paths are those of `ListingEditor.errors_by_path`; what belongs to no field
+    is under ``non_field_errors``."""
+    today = today or timezone.localdate()
+    try:
+        editor = ListingEditor.from_document(document, accepted=accepted, today=today)
+        valid = editor.is_valid()
+        # The provider's rules on the document as given, too: a form that is disabled once the
+        # listing is fixed (the business status) would otherwise check the accepted value
+        # instead. They expect the body's types, which the forms do not enforce (a category
+        # given as a number), hence inside the try.
+        broken = list(check_listing(document, accepted=accepted, fixed=accepted is not None,
+                                    today=today))
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return {"non_field_errors": [MALFORMED]}
+    found: dict[str, list[str]] = {}
+    for error in broken:
+        found.setdefault(error.path, []).append(error.message)
+    if valid:
+        return found
+    for path, messages in editor.errors_by_path().items():
+        known = found.setdefault(path, [])
+        known.extend(message for message in messages if message not in known)
+    for message in editor.messages:
+        if not any(message in messages for messages in found.values()):
+            found.setdefault("non_field_errors", []).append(message)
+    return found

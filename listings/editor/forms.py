@@ -9,6 +9,7 @@ editor is `listings.editor.editor.ListingEditor`.
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 from django import forms
@@ -91,6 +92,23 @@ class SectionForm(forms.Form):
         return bool(self.errors if self.is_bound else False) or any(self.notices.values())
 
     # -- the listing ----------------------------------------------------------------------
+    def document_data(self) -> dict[str, Any]:
+        """What a browser submits for this form left as it was filled from the document (its
+        initial values): bound to it, the form checks the document's own values."""
+        data: dict[str, Any] = {}
+        for bound in self:
+            widget, value = bound.field.widget, bound.value()
+            if isinstance(widget, forms.CheckboxInput):
+                if value:  # an unticked box is not submitted at all
+                    data[bound.html_name] = "on"
+            elif isinstance(widget, fields.RepeatedInput):
+                data[bound.html_name] = widget.format_value(value)
+            elif isinstance(value, datetime.date):
+                data[bound.html_name] = value.isoformat()
+            else:
+                data[bound.html_name] = "" if value is None else str(value)
+        return data
+
     def contribute(self, document: dict) -> None:
         """Write the cleaned values into the listing `document`."""
         target = ensure_path(document, self.path)

@@ -1,20 +1,77 @@
-"""Writes of the listing editor: a change is stored as a version and queued for the provider."""
+"""Writes of the listing editor: a change is measured against the last accepted version, stored
+as a version and queued for the provider."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 
 from accounts.models import Business, Reseller, User
 from listings.editor import selectors
-from listings.editor.diff import merge
+from listings.editor.diff import Change, listing_diff, listing_payload, merge
+from listings.editor.editor import listing_labels
 from listings.models import ListingVersion
 from outbox.models import OutboxEntry
 from outbox.services import outbox_enqueue, outbox_retry
 
+NOTHING_CHANGED = ("Nothing changed since the last accepted version, so there is nothing to "
+                   "send.")
+CHANGED_SINCE_REVIEW = ("The listing changed while you were reviewing it: check the changes "
+                        "again before sending.")
+
 
 class ListingBusy(Exception):
     """A previous change of the listing is still on its way to the provider."""
+
+
+@dataclass(frozen=True)
+class ListingChanges:
+    """What a change does to a listing, against the last accepted version."""
+
+    changes: list[Change]  # field by field, for the user to review
+    payload: dict  # the create-listing body carrying exactly these changes
+    base_number: int  # the accepted version they are measured against; 0 before the first
+
+    @property
+    def summary(self) -> str:
+        return "; ".join(change.label for change in self.changes)
+
+
+class ListingChangedSinceReview(ValidationError):
+    """The changes were reviewed against another accepted version than the current one (one was
+    accepted meanwhile); `prepared` holds them against the current one, to review again."""
+
+    def __init__(self, prepared: ListingChanges):
+        super().__init__(CHANGED_SINCE_REVIEW, code="stale")
+        self.prepared = prepared
+
+
+def listing_changes_prepare(*, tenant: Reseller, business: Business, document: dict,
+                            base_number: int | None = None) -> ListingChanges:
+    """The changes that `document` (the whole listing as it is to stand) makes to the last
+    accepted version of `business`'s listing.
+
+    Before the first acceptance they are measured against what the provider's child list told
+    (name, phone, address), while the body still carries every filled field. Raises a
+    ValidationError when nothing changed; and, given the `base_number` the user reviewed the
+    changes against (the page does, the API has no review step), ListingChangedSinceReview
+    (a ValidationError) when another version was accepted since.
+    """
+    accepted = selectors.listing_version_last_accepted(tenant=tenant, business=business)
+    accepted_document = accepted.document if accepted else None
+    baseline = accepted_document or selectors.listing_document_from_business(business)
+    changes = listing_diff(baseline, document, listing_labels())
+    if not changes:
+        raise ValidationError(NOTHING_CHANGED, code="nothing_changed")
+    prepared = ListingChanges(changes=changes,
+                              payload=listing_payload(accepted_document, document),
+                              base_number=accepted.number if accepted else 0)
+    if base_number is not None and base_number != prepared.base_number:
+        raise ListingChangedSinceReview(prepared)
+    return prepared
 
 
 def listing_submit(*, tenant: Reseller, actor: User | None, business: Business, payload: dict,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -13,12 +14,17 @@ from django.views.generic import TemplateView, View
 from accounts.tenant_views import BusinessTabMixin
 from listings.editor import selectors
 from listings.editor.categories import categories_fetch
-from listings.editor.diff import listing_diff, listing_payload
 from listings.editor.editor import ListingEditor
 from listings.editor.formats import timezone_names
 from listings.editor.forms import PAYMENT_TYPES
 from listings.editor.schema import CATEGORY_SOURCES, COUNTRIES
-from listings.editor.services import ListingBusy, listing_submit, listing_version_retry
+from listings.editor.services import (
+    ListingBusy,
+    ListingChangedSinceReview,
+    listing_changes_prepare,
+    listing_submit,
+    listing_version_retry,
+)
 from listings.models import ListingVersion
 from outbox.models import OutboxEntry
 
@@ -86,40 +92,41 @@ class ListingEditView(BusinessMixin, TemplateView):
             messages.error(request, "Only a location has a listing.")
             return redirect(self.editor_url())
         editor = self.make_editor(request.POST)
-        base = str(self.accepted.number if self.accepted else 0)
         context = {"editor": editor}
         if not editor.is_valid():
             messages.error(request, "Some fields need attention: see the messages next to them.")
             return self.render_to_response(self.get_context_data(**context))
-        accepted_document = self.accepted.document if self.accepted else None
-        # Before the first acceptance, the changes are shown against what the provider's child
-        # list told us (name, phone, address); the body still carries every filled field.
-        baseline = accepted_document or selectors.listing_document_from_business(
-            self.get_business())
-        changes = listing_diff(baseline, editor.document, editor.labels())
-        if not changes:
-            messages.info(request, "Nothing changed since the last accepted version, so there "
-                                   "is nothing to send.")
+        send = request.POST.get("action") == "send"
+        try:
+            prepared = listing_changes_prepare(
+                tenant=self.tenant, business=self.get_business(), document=editor.document,
+                base_number=self.reviewed_base() if send else None)
+        except ListingChangedSinceReview as exc:
+            messages.warning(request, exc.message)
+            prepared, send = exc.prepared, False
+        except ValidationError as exc:  # nothing changed
+            messages.info(request, " ".join(exc.messages))
             return self.render_to_response(self.get_context_data(**context))
-        payload = listing_payload(accepted_document, editor.document)
-        if request.POST.get("action") == "send":
-            if request.POST.get("base") != base:
-                messages.warning(request, "The listing changed while you were reviewing it: "
-                                          "check the changes again before sending.")
+        if send:
+            try:
+                version = listing_submit(
+                    tenant=self.tenant, actor=request.user, business=self.get_business(),
+                    payload=prepared.payload, summary=prepared.summary)
+            except ListingBusy as exc:
+                editor.messages.append(str(exc) + " Wait for the provider's answer.")
             else:
-                try:
-                    version = listing_submit(
-                        tenant=self.tenant, actor=request.user, business=self.get_business(),
-                        payload=payload,
-                        summary="; ".join(change.label for change in changes))
-                except ListingBusy as exc:
-                    editor.messages.append(str(exc) + " Wait for the provider's answer.")
-                else:
-                    messages.success(request, f"Version {version.number} is queued for the "
-                                              "provider; its state is shown below.")
-                    return redirect(self.editor_url())
-        context.update(changes=changes, payload_json=json.dumps(payload, indent=2))
+                messages.success(request, f"Version {version.number} is queued for the "
+                                          "provider; its state is shown below.")
+                return redirect(self.editor_url())
+        context.update(changes=prepared.changes,
+                       payload_json=json.dumps(prepared.payload, indent=2))
         return self.render_to_response(self.get_context_data(**context))
+
+    def reviewed_base(self) -> int:
+        """The accepted version the changes were reviewed against (the page's `base`); a form
+        without a readable one was reviewed against none, so it is reviewed again."""
+        raw = self.request.POST.get("base", "")
+        return int(raw) if raw.isascii() and raw.isdigit() else -1
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)

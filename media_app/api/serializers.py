@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from media_app.forms import MediaAddForm, MediaFilterForm
 from media_app.models import MediaItem
+from media_app.services import DESCRIPTION_MAX_LENGTH, URL_MAX_LENGTH, media_validate
 from portal.api.serializers import StrictSerializer, form_errors
 
 
@@ -38,17 +39,16 @@ class MediaItemSerializer(serializers.ModelSerializer):
 
 
 class MediaAddSerializer(StrictSerializer):
-    """A photo or video to upload; checked with the same rules as the portal's form."""
+    """A photo or video to upload; checked with the provider's rules by the service
+    (`media_app.services.media_validate`, which the page's form runs too). The validated data
+    are the arguments of `media_add`."""
 
-    url = serializers.CharField(max_length=2000,
+    url = serializers.CharField(max_length=URL_MAX_LENGTH,
                                 help_text=MediaAddForm.base_fields["url"].help_text)
     media_format = serializers.ChoiceField(choices=MediaItem.Format.choices)
     category = serializers.ChoiceField(choices=MediaItem.Category.choices)
-    description = serializers.CharField(max_length=1000, required=False, allow_blank=True,
-                                        default="")
+    description = serializers.CharField(max_length=DESCRIPTION_MAX_LENGTH, required=False,
+                                        allow_blank=True, default="")
 
     def validate(self, attrs):
-        form = MediaAddForm(data=attrs)
-        if not form.is_valid():
-            raise serializers.ValidationError(form_errors(form))
-        return form.cleaned_data
+        return media_validate(**attrs)
