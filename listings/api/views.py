@@ -283,7 +283,7 @@ class CustomFieldList(IdempotentCreateMixin, TenantAPIMixin, generics.ListAPIVie
 
 @extend_schema(summary="The account's AI-search configuration (as last mirrored)",
                responses={200: s.AiSearchConfigurationSerializer, **ERRORS})
-class AiSearchView(TenantAPIMixin, generics.GenericAPIView):
+class AiSearchDetail(TenantAPIMixin, generics.GenericAPIView):
     serializer_class = s.AiSearchConfigurationSerializer
 
     def get(self, request, *args, **kwargs):
@@ -297,7 +297,7 @@ class AiSearchView(TenantAPIMixin, generics.GenericAPIView):
                request=None,
                responses={200: s.AiSearchConfigurationSerializer, 422: ApiErrorSerializer,
                           **ERRORS})
-class AiSearchRefreshView(TenantAPIMixin, generics.GenericAPIView):
+class AiSearchRefresh(TenantAPIMixin, generics.GenericAPIView):
     serializer_class = s.AiSearchConfigurationSerializer
 
     def post(self, request, *args, **kwargs):

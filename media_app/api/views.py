@@ -19,7 +19,7 @@ from portal.api.docs import ERRORS, IDEMPOTENCY_KEY
 
 
 @extend_schema(tags=["media"])
-class BusinessMediaView(IdempotentCreateMixin, BusinessAPIMixin, generics.ListCreateAPIView):
+class BusinessMediaList(IdempotentCreateMixin, BusinessAPIMixin, generics.ListCreateAPIView):
     """A business's photos and videos, newest first; adding one queues it for the provider."""
 
     serializer_class = MediaItemSerializer
