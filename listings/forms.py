@@ -22,6 +22,7 @@ from listings.services import (
     FIELD_NAME_MAX_LENGTH,
     custom_field_validate,
 )
+from portal.forms import add_service_errors
 
 # parameters.md, Subscribe: the event names the provider publishes.
 EVENT_NAMES = (
@@ -73,21 +74,10 @@ class CustomFieldForm(forms.Form):
                 field_description=cleaned.get("field_description", ""),
                 filterable=cleaned.get("filterable", False))
         except ValidationError as exc:
-            _add_service_errors(self, exc)
+            add_service_errors(self, exc)
             return cleaned
         cleaned.update({name: value for name, value in checked.items() if name not in self.errors})
         return cleaned
-
-
-def _add_service_errors(form: forms.Form, error: ValidationError) -> None:
-    """A service's messages on the form's fields, except where the input could not be read: the
-    service saw an empty value there, and the form's own message says what is wrong."""
-    if not hasattr(error, "error_dict"):
-        form.add_error(None, error)
-        return
-    for field, messages in error.error_dict.items():
-        if field not in form.errors:
-            form.add_error(field, messages)
 
 
 class SubscriptionForm(forms.Form):

@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 
 from media_app.models import MediaItem
 from media_app.services import DESCRIPTION_MAX_LENGTH, URL_MAX_LENGTH, media_validate
+from portal.forms import add_service_errors
 
 
 class MediaFilterForm(forms.Form):
@@ -50,18 +51,9 @@ class MediaAddForm(forms.Form):
                                      category=cleaned.get("category", ""),
                                      description=cleaned.get("description", ""))
         except ValidationError as exc:
-            _add_service_errors(self, exc)
+            add_service_errors(self, exc)
             return cleaned
         cleaned.update({name: value for name, value in checked.items() if name not in self.errors})
         return cleaned
 
 
-def _add_service_errors(form: forms.Form, error: ValidationError) -> None:
-    """A service's messages on the form's fields, except where the input could not be read: the
-    service saw an empty value there, and the form's own message says what is wrong."""
-    if not hasattr(error, "error_dict"):
-        form.add_error(None, error)
-        return
-    for field, messages in error.error_dict.items():
-        if field not in form.errors:
-            form.add_error(field, messages)
