@@ -26,6 +26,7 @@ import logging
 from datetime import timedelta
 from typing import Any, Protocol
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
@@ -128,6 +129,13 @@ def outbox_send(*, tenant: Reseller, entry_id: int) -> OutboxEntry | None:
             reply = _deliver(handler, client, entry)
         except RETRYABLE as exc:
             return _retry_later(entry, exc)
+        except SoftTimeLimitExceeded:
+            # The task ran out of time mid-send: the request may have reached the provider, so
+            # the next attempt reads back first where the handler can.
+            entry.in_doubt = hasattr(handler, "reconcile")
+            return _retry_later(entry, Transient(
+                None, "Sending took longer than a task may run; it is tried again.", None,
+                outcome_unknown=True))
         except AuthError as exc:
             provider_key_rejected(tenant=tenant, code=exc.code)
             return _fail(entry, message=f"The provider rejected the API key (code {exc.code}).")

@@ -133,6 +133,31 @@ def test_an_unknown_outcome_is_reconciled_not_resent(location, monkeypatch):
     assert sandbox.MediaItem.objects.filter(url=PHOTO).count() == 1
 
 
+def test_a_send_stopped_by_the_time_limit_is_tried_again_reading_back_first(location,
+                                                                           monkeypatch):
+    """The worker's soft time limit lands mid-send: the row waits for another attempt, in doubt,
+    and that attempt finds the upload instead of sending it twice."""
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    from media_app.outbox_handlers import MediaAdd
+
+    real_send = MediaAdd.send
+
+    def send_then_run_out_of_time(self, client, entry):
+        real_send(self, client, entry)
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr(MediaAdd, "send", send_then_run_out_of_time)
+    entry = send(location, queue_photo(location))
+    assert entry.state == OutboxEntry.State.PENDING and entry.in_doubt
+    assert "longer than a task may run" in entry.last_error
+    monkeypatch.setattr(MediaAdd, "send", real_send)
+    OutboxEntry.unscoped.filter(pk=entry.pk).update(next_attempt_at=timezone.now())
+    entry = send(location, entry)
+    assert entry.state == OutboxEntry.State.ACCEPTED
+    assert sandbox.MediaItem.objects.filter(url=PHOTO).count() == 1
+
+
 def test_a_rejected_key_fails_the_row_and_flags_the_reseller(location):
     sandbox.PartnerAccount.objects.update(key_hash="0" * 64)
     entry = send(location, queue_photo(location))
