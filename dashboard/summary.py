@@ -32,6 +32,15 @@ class Reviews:
     count_by_rating: dict[str, int] = field(default_factory=dict)
     last_seen_at: object = None
 
+    @property
+    def rated_count(self) -> int:
+        return sum(self.count_by_rating.values())
+
+    @property
+    def unrated_count(self) -> int:
+        """Reviews without a star rating: counted, but in no bar and not in the average."""
+        return max(0, self.review_count - self.rated_count)
+
 
 @dataclass
 class Dashboard:
@@ -96,23 +105,22 @@ def _reviews(*, tenant: Reseller, membership: Membership | None,
     limited_to = membership.limited_to if membership is not None else None
     remote_id = limited_to.remote_id if limited_to is not None else tenant.account_number
     live = ReviewCount.objects.filter(reseller=tenant, removed_at__isnull=True)
-    row = live.filter(remote_id=remote_id).first()
-    if row is not None:
-        return Reviews(review_count=row.review_count, average_rating=row.average_rating,
-                       count_by_rating=dict(row.count_by_rating or {}),
-                       last_seen_at=row.last_seen_at)
-    if limited_to is None:
-        return None
+    own = _reviews_summed(live.filter(remote_id=remote_id))
+    if own is not None or limited_to is None:
+        return own
     return _reviews_summed(live.filter(
         remote_id__in=visible.filter(type=Business.Type.BUSINESS).values("remote_id")))
 
 
 def _reviews_summed(rows: QuerySet[ReviewCount]) -> Reviews | None:
-    """The counts of many locations added up; the average is over the rated reviews."""
-    total, by_rating, last_seen = 0, {}, None
-    for count, ratings, seen_at in rows.values_list("review_count", "count_by_rating",
-                                                    "last_seen_at"):
+    """The counts of one business or many added up. The average is over the rated reviews: a
+    review without a rating is not a zero-star one (the provider's own average counts it so)."""
+    total, by_rating, last_seen, provider_average, row_count = 0, {}, None, None, 0
+    for count, ratings, seen_at, average in rows.values_list(
+            "review_count", "count_by_rating", "last_seen_at", "average_rating"):
         total += count
+        provider_average = average
+        row_count += 1
         for rating, n in (ratings or {}).items():
             by_rating[str(rating)] = by_rating.get(str(rating), 0) + int(n)
         last_seen = seen_at if last_seen is None or seen_at > last_seen else last_seen
@@ -120,7 +128,9 @@ def _reviews_summed(rows: QuerySet[ReviewCount]) -> Reviews | None:
         return None
     rated = sum(by_rating.values())
     weighted = sum(int(rating) * n for rating, n in by_rating.items() if rating.isdigit())
-    average = (Decimal(weighted) / rated).quantize(Decimal("0.01")) if rated else None
+    average = ((Decimal(weighted) / rated).quantize(Decimal("0.01")) if rated
+               # Without a breakdown, one business's average is the provider's.
+               else provider_average if row_count == 1 else None)
     return Reviews(review_count=total, average_rating=average, count_by_rating=by_rating,
                    last_seen_at=last_seen)
 

@@ -39,7 +39,9 @@ def test_dashboard_totals_for_the_whole_tenant(member_client):
     assert d.health["synced"] == 5 + 2 + 9
     assert d.health["need_updates"] == 3
     assert d.health["reports"] == 3 and d.health["needs_action"] == 1
-    assert d.reviews.review_count == 42 and str(d.reviews.average_rating) == "4.20"
+    # The average of the rated reviews' stars, (5*20 + 4*12 + 3*5 + 2*3 + 1*2) / 42, not the
+    # provider's figure (4.20 here), which counts reviews without a rating as zero stars.
+    assert d.reviews.review_count == 42 and str(d.reviews.average_rating) == "4.07"
     assert [b.pk for b in d.needs_action] == [tree.a.pk]
     page = response.content.decode()
     assert page.count("<svg") >= 3  # statuses, listing health, ratings
@@ -120,3 +122,24 @@ def test_dashboard_query_count_does_not_grow_with_rows(member_client):
     assert (locations_few, locations_many) == (5, 45)
     assert few == many
     assert many <= 10
+
+
+def test_reviews_without_a_rating_are_counted_but_not_averaged(client):
+    """1,199 reviews of which 29 have no rating: the average is over the 1,170 rated ones, and
+    the page says why the bars add up to less than the total."""
+    from accounts.models import Role
+    from tests.accounts.ui_factories import ReviewCountFactory
+    from tests.factories import MembershipFactory
+
+    membership = MembershipFactory(role=Role.VIEWER)
+    ReviewCountFactory(reseller=membership.reseller, review_count=1199, average_rating="3.86",
+                       count_by_rating={"5": 519, "4": 327, "3": 167, "2": 73, "1": 84})
+    client.force_login(membership.user)
+    response = client.get(reverse("tenant_home", args=[membership.reseller.slug]))
+    reviews = response.context["dashboard"].reviews
+    assert reviews.rated_count == 1170 and reviews.unrated_count == 29
+    assert str(reviews.average_rating) == "3.96"
+    page = response.content.decode()
+    assert "over the 1170 with a rating" in page
+    assert "29 reviews without a star rating are counted but not in the bars" in page
+
