@@ -78,8 +78,9 @@ class BusinessDetailView(BusinessTabMixin, TemplateView):
         except ValidationError as exc:
             messages.error(request, " ".join(exc.messages))
         else:
+            # One instruction only: the page below says it reloads by itself while it waits.
             messages.success(request, "Refresh requested: the provider's status report is being "
-                                      "fetched. Reload this page in a few seconds.")
+                                      "fetched.")
         return redirect("business_detail", slug=self.tenant.slug, remote_id=business.remote_id)
 
 

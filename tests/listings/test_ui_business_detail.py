@@ -218,3 +218,19 @@ def test_the_service_refuses_a_refresh_of_a_removed_location_or_a_group():
             with pytest.raises(ValidationError) as refused:
                 listing_status_refresh_request(tenant=reseller, actor=None, business=business)
             assert words in refused.value.message_dict["business_number"][0]
+
+
+@pytest.mark.django_db
+def test_a_requested_refresh_gives_one_instruction_not_two(member_client, monkeypatch,
+                                                          django_capture_on_commit_callbacks):
+    """The page reloads by itself while the refresh is on its way; no message also asks the
+    reader to reload it."""
+    monkeypatch.setattr(tasks_ui.listing_status_refresh_task, "delay", lambda **kwargs: None)
+    client, membership = member_client(Role.MANAGER)
+    business = BusinessFactory(reseller=membership.reseller)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(detail_url(business))
+    page = client.get(response.url).content.decode()
+    assert "Refresh requested" in page and "this page reloads by itself" in page
+    assert "Reload this page" not in page
+
