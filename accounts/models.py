@@ -285,6 +285,22 @@ class Business(Mirrored):
     def subtree_q(self, prefix: str = "") -> Q:
         return Q(**{f"{prefix}tree_path__startswith": self.tree_path})
 
+    # Countries that write "City, ST 12345" (the postal code after the city and state); most
+    # others write "12345 City".
+    POSTAL_CODE_LAST = frozenset({"US", "CA", "AU", "NZ", "GB", "IE"})
+
+    @property
+    def address_lines(self) -> list[str]:
+        """The postal address as the location's country writes it, a line each."""
+        street = ", ".join(part for part in (self.address1, self.address2) if part)
+        city_state = ", ".join(part for part in (self.city, self.state) if part)
+        if (self.country_code or "").upper() in self.POSTAL_CODE_LAST:
+            locality = " ".join(part for part in (city_state, self.zip) if part)
+        else:
+            locality = " ".join(part for part in (self.zip, city_state) if part)
+        country = self.country_name or self.country_code
+        return [line for line in (street, locality, country) if line]
+
 
 class HierarchyMapping(TenantOwned):
     """One level of a location's hierarchy: level name -> level value."""

@@ -234,3 +234,15 @@ def test_a_requested_refresh_gives_one_instruction_not_two(member_client, monkey
     assert "Refresh requested" in page and "this page reloads by itself" in page
     assert "Reload this page" not in page
 
+
+
+@pytest.mark.parametrize(("country", "name", "expected"), [
+    ("US", "United States", ["1 Main St", "Austin, TX 78781", "United States"]),
+    ("DE", "", ["1 Main St", "78781 Austin, TX", "DE"]),
+])
+def test_an_address_reads_as_its_country_writes_it(country, name, expected):
+    from accounts.models import Business
+
+    business = Business(address1="1 Main St", city="Austin", state="TX", zip="78781",
+                        country_code=country, country_name=name)
+    assert business.address_lines == expected

@@ -50,3 +50,19 @@ def test_every_page_renders_with_unique_ids_and_labelled_controls(pages):
                 continue
             unlabelled.append(found.group(1))
         assert not unlabelled, (url, unlabelled[:5])
+
+
+@pytest.mark.django_db
+def test_every_page_links_the_api_tokens_the_api_docs_and_the_password_change(client):
+    """They were reachable only by typing their address."""
+    from django.urls import reverse
+
+    from accounts.models import Role
+    from tests.factories import MembershipFactory
+
+    membership = MembershipFactory(role=Role.VIEWER)
+    client.force_login(membership.user)
+    page = client.get(reverse("tenant_home", args=[membership.reseller.slug])).content.decode()
+    for url in (reverse("api_tokens", args=[membership.reseller.slug]), reverse("api_docs"),
+                reverse("password_change")):
+        assert f'href="{url}"' in page, url
