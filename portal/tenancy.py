@@ -14,14 +14,15 @@ import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from django.apps import apps
 from django.conf import settings
 from django.db import models
 
-if TYPE_CHECKING:
-    from accounts.models import Reseller
+# The tenant model (settings.TENANT_MODEL) is named, not imported: this ground layer knows no
+# app, so a tenant is typed as the model it is.
+Reseller = models.Model
 
 _current_tenant: ContextVar[Reseller | None] = ContextVar("current_tenant", default=None)
 

@@ -19,13 +19,12 @@ from rest_framework.test import APIClient
 from accounts import access
 from accounts.models import Business, Membership, Role, SyncRun, User
 from accounts.tokens import api_token_create
-from listings.models import ListingStatusReport, ListingVersion, Question
+from listings.models import ListingStatusReport, Question
 from media_app.models import MediaItem
-from outbox.models import OutboxEntry
 from portal.tenancy import tenant_scope
 from tests.factories import MembershipFactory, UserFactory
 from tests.security.routes import api_operations, routes, tenant_pages
-from tests.security.world import Route
+from tests.security.world import Route, change_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -81,18 +80,7 @@ def _outside_rows(tenant, root_limit_members) -> Place:
     MediaItem.unscoped.create(**rows, business=location, remote_id="media-outside",
                               url="https://img.example/outside.jpg", category="EXTERIOR",
                               format="PHOTO", description=f"{OUTSIDE_MARKER} front")
-    change = OutboxEntry.unscoped.create(
-        reseller=reseller, business=location, kind=OutboxEntry.Kind.HIERARCHY_UPDATE,
-        state=OutboxEntry.State.FAILED, summary=f"{OUTSIDE_MARKER} hierarchy", attempts=8,
-        payload={"levels": {"Region": "East"}})
-    entry = OutboxEntry.unscoped.create(
-        reseller=reseller, business=location, kind=OutboxEntry.Kind.LISTING_CREATE,
-        state=OutboxEntry.State.FAILED, summary=f"{OUTSIDE_MARKER} listing", attempts=8,
-        payload={"businessInfo": {"name": location.name}})
-    version = ListingVersion.unscoped.create(
-        reseller=reseller, business=location, number=1, outbox_entry=entry,
-        document={"businessInfo": {"name": location.name}},
-        payload={"businessInfo": {"name": location.name}}, summary=f"{OUTSIDE_MARKER} name")
+    change, version = change_rows(reseller, location, OUTSIDE_MARKER)
     run = SyncRun.unscoped.create(reseller=reseller, status=SyncRun.Status.SUCCEEDED, total=1,
                                   done=1, scope=branch)
     member = MembershipFactory(reseller=reseller, role=Role.VIEWER, limited_to=branch,

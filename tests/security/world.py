@@ -124,18 +124,7 @@ def build_tenant(label: str, marker: str, id_base: int, *, api_key: str = "",
         overall_score="8.5", question_count=0, answers=[])
     sync_run = SyncRun.unscoped.create(reseller=reseller, status=SyncRun.Status.SUCCEEDED,
                                        total=2, done=2)
-    change = OutboxEntry.unscoped.create(
-        reseller=reseller, business=child, kind=OutboxEntry.Kind.HIERARCHY_UPDATE,
-        state=OutboxEntry.State.FAILED, summary=f"{marker} hierarchy", attempts=8,
-        payload={"levels": {"Region": "West"}})
-    version_entry = OutboxEntry.unscoped.create(
-        reseller=reseller, business=child, kind=OutboxEntry.Kind.LISTING_CREATE,
-        state=OutboxEntry.State.FAILED, summary=f"{marker} listing", attempts=8,
-        payload={"businessInfo": {"name": child.name}})
-    version = ListingVersion.unscoped.create(
-        reseller=reseller, business=child, number=1, outbox_entry=version_entry,
-        document={"businessInfo": {"name": child.name}},
-        payload={"businessInfo": {"name": child.name}}, summary=f"{marker} name")
+    change, version = change_rows(reseller, child, marker)
     AuditEvent.unscoped.create(reseller=reseller, action="settings.connection_updated",
                                object_type="accounts.reseller", object_id=str(reseller.pk),
                                summary={"note": f"{marker} audit"})
@@ -150,6 +139,24 @@ def build_tenant(label: str, marker: str, id_base: int, *, api_key: str = "",
                   token_pks=token_pks, business=child, sync_run=sync_run, change=change,
                   version=version, subscription=subscription, survey=survey,
                   survey_response=survey_response, extra=_event_rows(reseller, marker))
+
+
+def change_rows(reseller: Reseller, business: Business,
+                marker: str) -> tuple[OutboxEntry, ListingVersion]:
+    """A failed hierarchy change of `business`, and its first listing version (failed too)."""
+    change = OutboxEntry.unscoped.create(
+        reseller=reseller, business=business, kind=OutboxEntry.Kind.HIERARCHY_UPDATE,
+        state=OutboxEntry.State.FAILED, summary=f"{marker} hierarchy", attempts=8,
+        payload={"levels": {"Region": "West"}})
+    version_entry = OutboxEntry.unscoped.create(
+        reseller=reseller, business=business, kind=OutboxEntry.Kind.LISTING_CREATE,
+        state=OutboxEntry.State.FAILED, summary=f"{marker} listing", attempts=8,
+        payload={"businessInfo": {"name": business.name}})
+    version = ListingVersion.unscoped.create(
+        reseller=reseller, business=business, number=1, outbox_entry=version_entry,
+        document={"businessInfo": {"name": business.name}},
+        payload={"businessInfo": {"name": business.name}}, summary=f"{marker} name")
+    return change, version
 
 
 WEBHOOK_PASSWORD = "receiver-password-for-tests"
