@@ -40,6 +40,9 @@ class User(AbstractBaseUser, PermissionsMixin):
 
     email = models.EmailField(unique=True)
     full_name = models.CharField(max_length=200, blank=True)
+    # Blank means the portal's own zone (settings.TIME_ZONE); every date a member reads is shown
+    # in this zone, and the zone is named beside it.
+    time_zone = models.CharField(max_length=64, blank=True)
     is_active = models.BooleanField(default=True)
     is_staff = models.BooleanField(default=False, help_text="Can sign in to Django admin.")
     date_joined = models.DateTimeField(default=timezone.now)
