@@ -16,6 +16,12 @@ from urllib.parse import quote
 import requests
 
 from .apikey import ApiKey, HasSecretValue
+from .dialects import (
+    Dialect,
+    category_source_to_wire,
+    listing_to_wire,
+    review_sources_to_wire,
+)
 from .errors import Transient
 from .formats import DateLike, format_date, format_datetime
 from .pagination import Pages, check_window, numbered_pages, offset_pages
@@ -98,8 +104,11 @@ class ProviderClient:
         pool_maxsize: int = 10,
         sleep: Callable[[float], None] = time.sleep,
         rng: random.Random | None = None,
+        dialect: Dialect | str = Dialect.NEUTRAL,
     ) -> None:
         key = ApiKey(api_key)
+        # Callers speak the neutral names; the wire speaks the connection's dialect.
+        self.dialect = Dialect(dialect)
         if not base_url.startswith(("http://", "https://")):
             raise ValueError("base_url must be an http(s) URL")
         if timeout is None:
@@ -176,7 +185,7 @@ class ProviderClient:
                 "create_listing",
                 "POST",
                 _path("v1", "listing", business_number, "create"),
-                body=dict(payload),
+                body=listing_to_wire(payload, self.dialect),
                 idempotent=False,
                 expect_json=False,
             )
@@ -214,7 +223,7 @@ class ProviderClient:
                 "businessNumbers": [int(n) for n in business_numbers],
                 "fromDate": format_date(from_date),
                 "toDate": format_date(to_date),
-                "sources": list(sources),
+                "sources": review_sources_to_wire(sources, self.dialect),
                 "brandIds": list(brand_ids),
                 "competitorLocationIds": list(competitor_location_ids),
             },
@@ -397,7 +406,8 @@ class ProviderClient:
             _path("v1", "review", "report", "count-by-rating", business_id),
             body={
                 "businessNumbers": [int(n) for n in business_numbers],
-                "sourceAlias": [alias.lower() for alias in source_aliases],
+                "sourceAlias": review_sources_to_wire(
+                    [alias.lower() for alias in source_aliases], self.dialect),
                 "fromDate": format_date(from_date),
                 "toDate": format_date(to_date),
             },
@@ -506,7 +516,10 @@ class ProviderClient:
             "category_list",
             "GET",
             _path("v1", "listing", business_number, "category-list"),
-            params={"sourceName": source_name, "countryCode": country_code},
+            params={
+                "sourceName": category_source_to_wire(source_name, self.dialect),
+                "countryCode": country_code,
+            },
         )
         return self._fetch(call, lambda data: parse_list(Category, data, "categories"))
 

@@ -3,9 +3,11 @@
 Every error carries the provider's ``code`` and ``message`` and the ``http_status`` (each may be
 ``None`` when the failure happened before a reply, e.g. a timeout). Callers branch on the class:
 
-- ``AuthError``: the key is missing or invalid (1161, 1167, HTTP 401). Never retried.
+- ``AuthError``: the key is missing or invalid (1161, 1167; HTTP 401 without a code). Never
+  retried.
 - ``RateLimited``: HTTP 429 / code 89, or a local limiter wait too long to sleep in-process.
-- ``NotFound``: the business, location or subscription does not exist (1011, 1175, 1005).
+- ``NotFound``: the business, location or subscription does not exist (1011, 1175, 1005;
+  HTTP 404 without a code).
 - ``Rejected``: a 4xx naming what was wrong with the request (listing 2xxx, 5022, 2174, ...).
 - ``Transient``: 5xx, timeouts, connection errors, oversized or unparsable replies.
 
@@ -181,11 +183,21 @@ def error_from_reply(
     text = redact(message) if message else f"provider replied HTTP {http_status}"
     keywords: dict[str, Any] = {"operation": operation}
 
-    if http_status == 429 or code == RATE_LIMIT_CODE:
+    # The body's code decides before the status: the provider files some errors under another
+    # status than their meaning (1011 "Business id is invalid" under 401 on three operations,
+    # 1167 under 400, Q&A validation codes under 401). A 401 carrying 1011 is an unknown
+    # business, not a rejected key.
+    if code == RATE_LIMIT_CODE or http_status == 429:
         return RateLimited(code, text, http_status, retry_after=retry_after, **keywords)
-    if http_status == 401 or code in AUTH_CODES:
+    if code in AUTH_CODES:
         return AuthError(code, text, http_status, **keywords)
-    if code in NOT_FOUND_CODES or http_status == 404:
+    if code in NOT_FOUND_CODES:
+        return NotFound(code, text, http_status, **keywords)
+    if code is not None and 400 <= http_status < 500:
+        return Rejected(code, text, http_status, **keywords)
+    if http_status == 401:
+        return AuthError(code, text, http_status, **keywords)
+    if http_status == 404:
         return NotFound(code, text, http_status, **keywords)
     if http_status >= 500:
         return Transient(code, text, http_status, **keywords)
