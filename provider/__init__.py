@@ -40,7 +40,9 @@ Rate limiting (``provider.ratelimit``)
     429s received and retries.
 """
 
-from .client import ProviderClient
+from .adaptive import AdaptivePacer, AdaptivePolicy, FileStateStore, RedisStateStore
+from .client import AUTO, ProviderClient
+from .dialects import Dialect
 from .errors import (
     AuthError,
     NotFound,
@@ -61,7 +63,13 @@ from .ratelimit import (
 from .transport import ClientStats
 
 __all__ = [
+    "AUTO",
     "MAX_WINDOW",
+    "AdaptivePacer",
+    "AdaptivePolicy",
+    "Dialect",
+    "FileStateStore",
+    "RedisStateStore",
     "AuthError",
     "ClientStats",
     "FileRateLimiter",

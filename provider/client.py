@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 import requests
 
+from .adaptive import AdaptivePacer
 from .apikey import ApiKey, HasSecretValue
 from .dialects import (
     Dialect,
@@ -63,6 +64,9 @@ def _bool_param(value: bool) -> str:
     return "true" if value else "false"
 
 
+AUTO = "auto"
+
+
 def _as_rate_limit(value: RateLimit | tuple[int, int] | None) -> RateLimit | None:
     if value is None or isinstance(value, RateLimit):
         return value
@@ -91,9 +95,9 @@ class ProviderClient:
         base_url: str,
         api_key: str | HasSecretValue,
         *,
-        rate_limiter: RateLimiter | None = None,
+        rate_limiter: RateLimiter | AdaptivePacer | None = None,
         rate_limit_key: str | None = None,
-        rate_limit: RateLimit | tuple[int, int] | None = None,
+        rate_limit: RateLimit | tuple[int, int] | Literal["auto"] | None = None,
         timeout: Timeout = (5, 30),
         max_retries: int = 3,
         backoff_base: float = 0.5,
@@ -117,12 +121,16 @@ class ProviderClient:
             raise ValueError("a rate limiter needs rate_limit_key and rate_limit")
         if rate_limit_key is not None and rate_limit_key == key.reveal():
             raise ValueError("rate_limit_key must identify the key, not be the key")
+        auto = rate_limit == AUTO
+        if auto != isinstance(rate_limiter, AdaptivePacer):
+            raise ValueError('rate_limit "auto" goes with an AdaptivePacer, and only with it')
         self._transport = Transport(
             base_url,
             key,
-            rate_limiter=rate_limiter or NullRateLimiter(),
+            rate_limiter=NullRateLimiter() if auto else rate_limiter or NullRateLimiter(),
+            pacer=rate_limiter if auto else None,
             rate_limit_key=rate_limit_key,
-            rate_limit=_as_rate_limit(rate_limit),
+            rate_limit=None if auto else _as_rate_limit(rate_limit),
             timeout=timeout,
             retry_policy=RetryPolicy(
                 max_retries=max_retries,

@@ -22,6 +22,7 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.exceptions import ConnectTimeoutError, MaxRetryError
 
+from .adaptive import AdaptivePacer
 from .apikey import ApiKey
 from .errors import (
     ProviderError,
@@ -75,6 +76,7 @@ class Transport:
         api_key: ApiKey,
         *,
         rate_limiter: RateLimiter,
+        pacer: AdaptivePacer | None = None,
         rate_limit_key: str | None,
         rate_limit: RateLimit | None,
         timeout: Timeout,
@@ -88,6 +90,7 @@ class Transport:
         self.base_url = base_url.rstrip("/")
         self._api_key = api_key
         self._rate_limiter = rate_limiter
+        self._pacer = pacer
         self._rate_limit_key = rate_limit_key
         self._rate_limit = rate_limit
         self._timeout = timeout
@@ -141,13 +144,28 @@ class Transport:
     # -- one attempt ---------------------------------------------------------------------------
 
     def _attempt(self, call: Call) -> Any:
-        if self._rate_limit is not None and self._rate_limit_key is not None:
+        key = self._rate_limit_key
+        if self._pacer is not None and key is not None:
+            sent_at = self._pacer.acquire(key, max_wait=self.retry_policy.max_wait_in_process)
+            try:
+                reply = self._exchange(call)
+            except ProviderError as exc:
+                # Only the provider's answers teach the pacer; a timeout says nothing of its rate.
+                if exc.http_status is not None:
+                    self._pacer.record(key, limited=exc.http_status == 429, sent_at=sent_at)
+                raise
+            self._pacer.record(key, limited=False, sent_at=sent_at)
+            return reply
+        if self._rate_limit is not None and key is not None:
             self._rate_limiter.acquire(
-                self._rate_limit_key,
+                key,
                 self._rate_limit.count,
                 self._rate_limit.seconds,
                 max_wait=self.retry_policy.max_wait_in_process,
             )
+        return self._exchange(call)
+
+    def _exchange(self, call: Call) -> Any:
         headers = {"Accept": "application/json", **(call.headers or {})}
         headers["x-api-key"] = self._api_key.reveal()
         self.stats._add("requests")

@@ -1,0 +1,245 @@
+"""A rate limit learned instead of configured: a shared pacer that finds the provider's limit.
+
+The provider publishes no rate limit; an agency obtains it from the provider's support, and
+most do not. A connection whose limit is ``auto`` is paced by ``AdaptivePacer``: requests are
+spaced at a rate that every process using the key shares, the rate grows while the provider
+answers and shrinks when it answers 429, and the rate reached is kept for the next run.
+
+The growth has two phases, as congestion control does:
+- until the first 429, the rate grows by a share of itself per second (it doubles in about
+  three seconds), so a sync reaches an unknown limit quickly;
+- after a 429 it is cut to ``backoff`` of the rate that met it, remembered as the ceiling, and
+  grows back by ``probe`` of the ceiling per second, so it spends most of its time just below
+  the limit and meets it again rarely, which is how a raised limit is found too.
+
+A 429 cuts once: replies to requests sent before the last cut say nothing about the new rate.
+
+State per key is one small record (rate, ceiling, next send time, last cut) in a shared store:
+Redis for many machines, a lock-protected file for the processes of one host.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from .errors import RateLimitWaitTooLong
+
+ResultT = TypeVar("ResultT")
+
+
+@dataclass(frozen=True, slots=True)
+class AdaptivePolicy:
+    start: float = 5.0  # requests per second of a key never seen before
+    floor: float = 0.5
+    ceiling_max: float = 10_000.0
+    growth: float = 0.5  # before the first 429: a share of the rate added per second
+    first_backoff: float = 0.6  # the rate kept after the first 429, as a share of the rate
+    backoff: float = 0.9  # the rate kept after a later 429
+    return_rate: float = 0.5  # after a 429: a share of the way back to the ceiling per second
+    margin: float = 0.03  # the rate returned to quickly: this share below the ceiling
+    probe: float = 0.0015  # and a share of the ceiling added per second, to pass it slowly
+    quiet_seconds: float = 20.0  # past this long without a 429, the probe speeds up
+    cooldown: float = 1.0  # seconds after a cut during which 429s do not cut again
+    resume: float = 0.98  # a new run starts at this share of the ceiling (or of the rate)
+
+
+@dataclass(frozen=True, slots=True)
+class PacerState:
+    rate: float
+    ceiling: float | None = None
+    next_at: float = 0.0
+    cut_at: float = 0.0
+    quiet_since: float = 0.0  # the last cut, or the start of this run
+    updated_at: float = 0.0
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any] | None, policy: AdaptivePolicy) -> PacerState:
+        if not record:
+            return cls(rate=policy.start)
+        try:
+            return cls(**{name: record[name] for name in cls.__slots__ if name in record})
+        except TypeError:  # a record from another version: start again
+            return cls(rate=policy.start)
+
+
+class StateStore(Protocol):
+    def update(self, key: str, change: Callable[[dict | None], tuple[dict, ResultT]]) -> ResultT:
+        """Read the record of ``key``, write what ``change`` returns, atomically."""
+        ...
+
+    def read(self, key: str) -> dict | None: ...
+
+
+class AdaptivePacer:
+    """Paces the requests of one key at the rate learned from the provider's replies."""
+
+    def __init__(
+        self,
+        store: StateStore,
+        *,
+        policy: AdaptivePolicy | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._store = store
+        self.policy = policy or AdaptivePolicy()
+        self._sleep = sleep
+        self._clock = clock
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._store!r})"
+
+    def acquire(self, key: str, *, max_wait: float) -> float:
+        """Wait for this key's next send slot and return the time it was taken."""
+        now = self._clock()
+
+        def take(record: dict | None) -> tuple[dict, tuple[float, bool]]:
+            state = self._resumed(PacerState.from_record(record, self.policy), now)
+            slot = max(now, state.next_at)
+            if slot - now > max_wait:
+                return asdict(state), (slot - now, False)  # nothing taken
+            taken = replace(state, next_at=slot + 1.0 / state.rate, updated_at=now)
+            return asdict(taken), (slot, True)
+
+        value, taken = self._store.update(key, take)
+        if not taken:
+            raise RateLimitWaitTooLong(value)
+        if value > now:
+            self._sleep(value - now)
+        return value
+
+    def record(self, key: str, *, limited: bool, sent_at: float) -> None:
+        """Learn from one reply: a 429 (``limited``) or any other answer of the provider."""
+        now = self._clock()
+        policy = self.policy
+
+        def learn(record: dict | None) -> tuple[dict, None]:
+            state = PacerState.from_record(record, policy)
+            if limited:
+                # Replies to requests sent before the last cut, or in the second after it
+                # (the window that was already full), say nothing about the new rate.
+                if sent_at <= state.cut_at + policy.cooldown:
+                    return asdict(state), None
+                # The first 429 may come well past the limit (the rate was doubling), so the
+                # first cut is deep; later ones meet the limit just past it.
+                backoff = policy.backoff if state.ceiling is not None else policy.first_backoff
+                rate = max(policy.floor, state.rate * backoff)
+                # The wait already promised to others was at the old rate; push the next slot
+                # so that the cut takes effect now, not after the queue drains.
+                return asdict(replace(state, rate=rate, ceiling=state.rate, cut_at=now,
+                                      quiet_since=now,
+                                      next_at=max(state.next_at, now) + 1.0 / rate,
+                                      updated_at=now)), None
+            if state.ceiling is None:
+                per_second = policy.growth * state.rate
+            else:
+                # Back towards the ceiling quickly, then past it slowly: most of the time is
+                # spent just below the limit, and a raised limit is still found.
+                # The longer no 429 came, the faster the probe, so that a limit raised by the
+                # provider is found in a minute or two.
+                target = state.ceiling * (1 - policy.margin)
+                quiet = max(1.0, (now - state.quiet_since) / policy.quiet_seconds)
+                per_second = (policy.probe * state.ceiling * quiet * quiet
+                              + policy.return_rate * max(0.0, target - state.rate))
+            # Each answered request adds its share, so the rate grows by per_second each second.
+            rate = min(policy.ceiling_max, state.rate + per_second / state.rate)
+            return asdict(replace(state, rate=rate, updated_at=now)), None
+
+        self._store.update(key, learn)
+
+    def learned_rate(self, key: str) -> float | None:
+        """The rate this key runs at now (requests per second), or None if never used."""
+        record = self._store.read(key)
+        return None if record is None else PacerState.from_record(record, self.policy).rate
+
+    def _resumed(self, state: PacerState, now: float) -> PacerState:
+        # A key idle for a while starts its new run a little below what it learned, so that
+        # the first seconds of a run do not meet a limit lowered in between.
+        if state.updated_at and now - state.updated_at > 60:
+            rate = max(state.rate, state.ceiling or 0.0) * self.policy.resume
+            return replace(state, rate=max(self.policy.floor, rate), next_at=now,
+                           quiet_since=now)
+        return state
+
+
+class FileStateStore:
+    """One JSON record per key in a lock-protected file (the processes of one host)."""
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self._directory = Path(directory)
+        self._directory.mkdir(parents=True, exist_ok=True)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self._directory)!r})"
+
+    def _path(self, key: str) -> Path:
+        return self._directory / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.pace"
+
+    def update(self, key: str, change: Callable[[dict | None], tuple[dict, ResultT]]) -> ResultT:
+        fd = os.open(self._path(key), os.O_RDWR | os.O_CREAT, 0o600)
+        with os.fdopen(fd, "r+", encoding="ascii") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file is closed
+            record, result = change(_loads(handle.read()))
+            handle.seek(0)
+            handle.truncate()
+            handle.write(json.dumps(record))
+            handle.flush()
+            return result
+
+    def read(self, key: str) -> dict | None:
+        try:
+            with open(self._path(key), encoding="ascii") as handle:
+                fcntl.flock(handle, fcntl.LOCK_SH)
+                return _loads(handle.read())
+        except FileNotFoundError:
+            return None
+
+
+class RedisStateStore:
+    """One JSON record per key in Redis, changed in an optimistic transaction (every machine)."""
+
+    def __init__(self, redis_url: str, *, key_prefix: str = "provider-pace") -> None:
+        import redis
+
+        self._redis = redis.Redis.from_url(redis_url)
+        self._prefix = key_prefix
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"  # the URL may carry a password
+
+    def _key(self, key: str) -> str:
+        return f"{self._prefix}:{key}"
+
+    def update(self, key: str, change: Callable[[dict | None], tuple[dict, ResultT]]) -> ResultT:
+        name = self._key(key)
+        outcome: list[ResultT] = []
+
+        def run(pipe: Any) -> None:
+            record, result = change(_loads(pipe.get(name)))
+            pipe.multi()
+            pipe.set(name, json.dumps(record))
+            outcome[:] = [result]
+
+        self._redis.transaction(run, name)
+        return outcome[0]
+
+    def read(self, key: str) -> dict | None:
+        return _loads(self._redis.get(self._key(key)))
+
+
+def _loads(text: str | bytes | None) -> dict | None:
+    if not text:
+        return None
+    try:
+        record = json.loads(text)
+    except ValueError:
+        return None  # a torn write from a killed process: start that key again
+    return record if isinstance(record, dict) else None

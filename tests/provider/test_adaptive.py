@@ -1,0 +1,164 @@
+"""The learned rate limit: the pacer finds a limit it was not told, on a simulated clock, and
+shares what it learned between processes and runs."""
+
+import threading
+
+import pytest
+
+from provider import (
+    AUTO,
+    AdaptivePacer,
+    AdaptivePolicy,
+    FileStateStore,
+    ProviderClient,
+    RedisStateStore,
+)
+from provider.errors import RateLimitWaitTooLong
+from tests.provider.test_ratelimit import REDIS_URL, redis_prefix  # noqa: F401 - a fixture
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += max(seconds, 0.0)
+
+
+class FixedWindowProvider:
+    """Answers 429 past ``limit`` requests in a second, as the provider (and the sandbox) do:
+    every request counts, answered or not."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.windows: dict[int, int] = {}
+        self.answered = 0
+        self.limited = 0
+
+    def request(self, at: float) -> bool:
+        window = int(at)
+        self.windows[window] = self.windows.get(window, 0) + 1
+        if self.windows[window] > self.limit:
+            self.limited += 1
+            return False
+        self.answered += 1
+        return True
+
+
+def run(pacer: AdaptivePacer, clock: Clock, provider: FixedWindowProvider, seconds: float,
+        latency: float = 0.004) -> None:
+    end = clock.now + seconds
+    while clock.now < end:
+        sent_at = pacer.acquire("key", max_wait=60)
+        ok = provider.request(sent_at)
+        clock.sleep(latency)
+        pacer.record("key", limited=not ok, sent_at=sent_at)
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def pacer(tmp_path, clock):
+    return AdaptivePacer(FileStateStore(tmp_path), sleep=clock.sleep, clock=clock)
+
+
+@pytest.mark.parametrize("limit", [10, 50, 100])
+def test_an_unknown_limit_is_found_and_held(pacer, clock, limit):
+    provider = FixedWindowProvider(limit)
+    started = clock.now
+    run(pacer, clock, provider, seconds=120)
+    elapsed = clock.now - started
+    share = provider.answered / (limit * elapsed)
+    limited = provider.limited / (provider.answered + provider.limited)
+    assert share >= 0.90, f"{share:.3f} of the limit over two minutes, warm-up included"
+    assert limited <= 0.02, f"{limited:.2%} of requests answered 429"
+
+
+def test_a_second_run_starts_from_what_was_learned(pacer, clock):
+    run(pacer, clock, FixedWindowProvider(50), seconds=60)
+    learned = pacer.learned_rate("key")
+    assert 40 <= learned <= 55
+    clock.sleep(3600)  # the next day's sync
+    provider = FixedWindowProvider(50)
+    started = clock.now
+    run(pacer, clock, provider, seconds=30)
+    share = provider.answered / (50 * (clock.now - started))
+    assert share >= 0.95
+    assert provider.limited / provider.answered <= 0.02
+
+
+def test_a_raised_limit_is_found(pacer, clock):
+    run(pacer, clock, FixedWindowProvider(20), seconds=60)
+    provider = FixedWindowProvider(40)
+    run(pacer, clock, provider, seconds=120)
+    assert pacer.learned_rate("key") >= 34
+
+
+def test_a_429_cuts_once_for_the_requests_already_sent(pacer, clock):
+    first = pacer.acquire("key", max_wait=10)
+    second = pacer.acquire("key", max_wait=10)
+    rate = pacer.learned_rate("key")
+    pacer.record("key", limited=True, sent_at=first)
+    pacer.record("key", limited=True, sent_at=second)  # sent before the cut: no second cut
+    assert pacer.learned_rate("key") == pytest.approx(rate * AdaptivePolicy().first_backoff)
+
+
+def test_a_wait_past_the_allowance_takes_no_slot(pacer, clock):
+    policy = AdaptivePolicy()
+    for _ in range(int(policy.start) * 3):
+        pacer.acquire("key", max_wait=100)
+    with pytest.raises(RateLimitWaitTooLong) as caught:
+        # The slots are taken up to the clock; asking for none of the wait fails.
+        for _ in range(10):
+            pacer.acquire("key", max_wait=0.0)
+    assert caught.value.retry_after > 0
+
+
+@pytest.mark.parametrize("kind", ["file", "redis"])
+def test_processes_share_one_pace(kind, tmp_path, request):
+    """Threads with their own pacer on one store never take the same slot: slots are spaced."""
+    if kind == "redis":
+        store = RedisStateStore(REDIS_URL, key_prefix=request.getfixturevalue("redis_prefix"))
+    else:
+        store = FileStateStore(tmp_path)
+    slots: list[float] = []
+    lock = threading.Lock()
+
+    def worker():
+        pacer = AdaptivePacer(store, policy=AdaptivePolicy(start=200.0), sleep=lambda s: None)
+        for _ in range(25):
+            slot = pacer.acquire("key", max_wait=60)
+            with lock:
+                slots.append(slot)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    slots.sort()
+    gaps = [later - earlier for earlier, later in zip(slots, slots[1:], strict=False)]
+    assert len(slots) == 100
+    assert min(gaps) >= 1 / 200 * 0.99
+
+
+def test_the_redis_store_keeps_what_was_learned(redis_prefix):  # noqa: F811
+    clock = Clock()
+    store = RedisStateStore(REDIS_URL, key_prefix=redis_prefix)
+    run(AdaptivePacer(store, sleep=clock.sleep, clock=clock), clock, FixedWindowProvider(30),
+        seconds=40)
+    again = AdaptivePacer(RedisStateStore(REDIS_URL, key_prefix=redis_prefix), clock=clock)
+    assert 25 <= again.learned_rate("key") <= 33
+    assert "redis://" not in repr(store)
+
+
+def test_auto_needs_the_pacer(tmp_path):
+    with pytest.raises(ValueError, match="auto"):
+        ProviderClient("http://127.0.0.1:1", "k", rate_limit=AUTO, rate_limit_key="r",
+                       rate_limiter=None)
