@@ -31,7 +31,11 @@ from accounts import access
 from accounts.credentials import CredentialError
 from accounts.mirroring import TreeNode, business_children_mirror, business_tree_mark_removed
 from accounts.models import Business, Reseller, SyncRun, User
-from accounts.provider_access import provider_client, provider_key_rejected
+from accounts.provider_access import (
+    provider_client,
+    provider_error_message,
+    provider_key_rejected,
+)
 from accounts.services import audit_record
 from listings.mirroring import (
     ai_search_configuration_mirror,
@@ -169,6 +173,14 @@ def sync_walk_and_dispatch(*, tenant: Reseller, run_id: int, dispatcher: Dispatc
         return
     except SyncAborted as exc:
         _finish(run, status=SyncRun.Status.FAILED, error=str(exc))
+        return
+    except ProviderError as exc:
+        if exc.retryable:
+            raise  # the task tries again later, and fails the run when it gives up
+        # Any other answer to the walk is final (an unknown account, a refused request):
+        # the run ends with the provider's reason instead of staying "running".
+        _finish(run, status=SyncRun.Status.FAILED,
+                error=f"The provider refused the business tree: {provider_error_message(exc)}")
         return
 
     location_work = [r for r in LOCATION_RESOURCES if r in run.resources]

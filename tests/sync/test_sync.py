@@ -185,6 +185,22 @@ def test_a_revoked_key_fails_clearly_and_touches_nothing(reseller):
     assert snapshot(reseller) == before
 
 
+def test_a_refused_tree_walk_ends_the_run_failed_with_the_providers_reason(reseller):
+    """The first call of a sync answered 4xx (here an account number the provider does not
+    know): the run ends failed with the provider's words, it does not stay running."""
+    Reseller.objects.filter(pk=reseller.pk).update(account_number=999_999_999)
+    reseller.refresh_from_db()
+    with pytest.raises(CommandError, match="refused the business tree"):
+        run_sync(reseller)
+    with tenant_scope(reseller):
+        run = SyncRun.objects.get()
+    assert run.status == SyncRun.Status.FAILED
+    assert run.finished_at is not None
+    assert "Business id is invalid" in run.errors[-1]
+    with tenant_scope(reseller):  # a new sync is not blocked by the failed one
+        syncing.sync_run_create(tenant=reseller, actor=None)
+
+
 def test_a_sync_killed_half_way_and_resumed_loses_and_duplicates_nothing(reseller, settings):
     settings.SYNC_CHUNK_SIZE = 4
     with tenant_scope(reseller):
