@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
+# Locations of the sandbox's demo account, when it is first seeded.
+DEMO_LOCATIONS ?= 300
 STAMP := $(VENV)/.installed
 
 .PHONY: setup demo test lint worker clean-data bench
@@ -15,25 +17,25 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# The settings file the demo reads (the settings' ENV_FILE); tests point it elsewhere.
+ENV_FILE ?= .env
+NEW_KEY = $$($(BIN)/python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())')
+
 # Writes an encryption key for API credentials into .env the first time, so the demo never
 # runs on a key that lives in the repository.
-.env:
-	@echo "API_KEY_ENCRYPTION_KEYS=$$($(BIN)/python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())')" > .env
-	@echo "Wrote a new API_KEY_ENCRYPTION_KEYS to .env"
+$(ENV_FILE):
+	@echo "API_KEY_ENCRYPTION_KEYS=$(NEW_KEY)" > $(ENV_FILE)
+	@echo "Wrote a new API_KEY_ENCRYPTION_KEYS to $(ENV_FILE)"
 
-# The provider (here the embedded sandbox) delivers events to the portal at this address.
-DEMO_ENV := DEBUG=1 PORTAL_PUBLIC_URL=http://127.0.0.1:$(PORT)
-
-demo: setup .env
-	@grep -q '^API_KEY_ENCRYPTION_KEYS=.\+' .env || echo "API_KEY_ENCRYPTION_KEYS=$$($(BIN)/python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())')" >> .env
-	$(DEMO_ENV) $(BIN)/python manage.py migrate --no-input
-	$(DEMO_ENV) $(BIN)/python manage.py demo_setup --port $(PORT)
-	@echo "Starting the portal on http://127.0.0.1:$(PORT)/ and a Celery worker; Ctrl-C stops both."
-	@trap 'kill 0' INT TERM EXIT; \
-	$(DEMO_ENV) $(BIN)/celery -A portal worker --beat --loglevel WARNING --concurrency 2 & \
-	$(DEMO_ENV) $(BIN)/python manage.py runserver 127.0.0.1:$(PORT) --noreload & \
-	$(DEMO_ENV) $(BIN)/python manage.py demo_sync --port $(PORT); \
-	wait
+# One foreground process (demo/management/commands/demo_run.py) prepares the data, starts the
+# web server and a worker with the schedule, prints the login once the portal answers, runs the
+# first sync, and stops them all on Ctrl-C (make's SIGTERM reaches it too: `exec`, no shell in
+# between). Warnings and errors only:
+# `LOG_LEVEL=INFO ACCESS_LOG=1 make demo` shows everything.
+demo: setup $(ENV_FILE)
+	@grep -q '^API_KEY_ENCRYPTION_KEYS=.\+' $(ENV_FILE) || echo "API_KEY_ENCRYPTION_KEYS=$(NEW_KEY)" >> $(ENV_FILE)
+	@exec env ENV_FILE="$(abspath $(ENV_FILE))" LOG_LEVEL="$${LOG_LEVEL:-WARNING}" \
+	$(BIN)/python manage.py demo_run --port $(PORT) --locations $(DEMO_LOCATIONS)
 
 test: setup
 	$(BIN)/python -m pytest

@@ -51,9 +51,9 @@ POLICY: dict[str, Rule] = {
     "business_export": Rule(VIEWER, MANAGER, SUBTREE),
     "business_tree": Rule(VIEWER, MANAGER, SUBTREE),
     "business_detail": Rule(VIEWER, MANAGER, SUBTREE),
+    "business_reviews_summary": Rule(VIEWER, MANAGER, SUBTREE),
     "business_hierarchy": Rule(VIEWER, MANAGER, SUBTREE),
     "listing_edit": Rule(VIEWER, MANAGER, SUBTREE),
-    "listing_categories_fetch": Rule(VIEWER, MANAGER, SUBTREE),
     "listing_version_state": Rule(VIEWER, MANAGER, SUBTREE),
     "listing_version_retry": Rule(VIEWER, MANAGER, SUBTREE),
     "business_qna": Rule(VIEWER, MANAGER, SUBTREE),
@@ -83,6 +83,7 @@ POLICY: dict[str, Rule] = {
     "competitive_ranking": Rule(VIEWER, MANAGER, ACCOUNT),
     "survey_responses": Rule(VIEWER, MANAGER, ACCOUNT),
     "survey_response_detail": Rule(VIEWER, MANAGER, ACCOUNT),
+    "survey_unfollow_confirm": Rule(MANAGER, MANAGER, ACCOUNT),
     # -- API operations -----------------------------------------------------------------------
     "api_business_list": Rule(VIEWER, MANAGER, SUBTREE),
     "api_business_detail": Rule(VIEWER, MANAGER, SUBTREE),
@@ -116,6 +117,7 @@ POLICY: dict[str, Rule] = {
     "api_competitor_metrics": Rule(VIEWER, MANAGER, ACCOUNT),
     "api_competitive_ranking": Rule(VIEWER, MANAGER, ACCOUNT),
     "api_surveys": Rule(VIEWER, MANAGER, ACCOUNT),
+    "api_survey_detail": Rule(VIEWER, MANAGER, ACCOUNT),
     "api_survey_responses": Rule(VIEWER, MANAGER, ACCOUNT),
     "api_survey_response_detail": Rule(VIEWER, MANAGER, ACCOUNT),
 }

@@ -2,11 +2,13 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from accounts.forms import EmailAuthenticationForm
+from accounts.profile_views import ProfileView
 
 urlpatterns = [
     path("login/", auth_views.LoginView.as_view(authentication_form=EmailAuthenticationForm,
                                                 redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("profile/", ProfileView.as_view(), name="profile"),
     path("password_change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
     path("password_change/done/", auth_views.PasswordChangeDoneView.as_view(),
          name="password_change_done"),

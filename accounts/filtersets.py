@@ -6,6 +6,8 @@ see (the tenant, and their subtree when limited), and every filter only narrows 
 
 from __future__ import annotations
 
+import re
+
 import django_filters
 from django import forms
 from django.db.models import F, Q, Value
@@ -14,6 +16,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
 from accounts.models import Business
+from accounts.triage import TRIAGE_CHOICES, TRIAGE_PARAMS, triage_q, triage_score
 
 # The provider's location statuses (interface.md, location listing status report).
 LISTING_STATUS_CHOICES = [
@@ -30,6 +33,27 @@ YES_NO = [("true", "Yes"), ("false", "No")]
 
 
 BIGINT_MAX = 2**63 - 1
+# Words of a search beyond these add little but cost one more comparison per business each.
+SEARCH_MAX_WORDS = 8
+# What separates the words of a search: spaces and the punctuation typed between parts of an
+# address ("Austin, TX", "Pizza / Austin", "#1042"); what is left at either end of a word
+# ("Austin." or "-") is dropped too, so punctuation never has to match.
+_WORD_SEPARATORS = re.compile(r"[\s,;:/|()\[\]{}#\"]+")
+_EDGE_PUNCTUATION = re.compile(r"^[\W_]+|[\W_]+$")
+
+
+def search_words(value: str) -> list[str]:
+    """The distinct words of a search, in the order typed, without punctuation at their ends."""
+    words: dict[str, str] = {}
+    for part in _WORD_SEPARATORS.split(value or ""):
+        word = _EDGE_PUNCTUATION.sub("", part)
+        if word:
+            words.setdefault(word.upper(), word)
+    return list(words.values())[:SEARCH_MAX_WORDS]
+
+
+# Sort parameters that are expressions over the business's status report, not a column.
+SORT_EXPRESSIONS = {"triage": lambda: triage_score(prefix="status_report__")}
 
 
 class IntegerFilter(django_filters.NumberFilter):
@@ -50,7 +74,7 @@ class NullsLastOrderingFilter(django_filters.OrderingFilter):
         for param in params:
             descending = param.startswith("-")
             field = self.param_map[param.lstrip("-")]
-            expression = F(field)
+            expression = SORT_EXPRESSIONS[field]() if field in SORT_EXPRESSIONS else F(field)
             ordering.append(expression.desc(nulls_last=True) if descending
                             else expression.asc(nulls_last=True))
         return qs.order_by(*ordering, "pk")
@@ -63,8 +87,10 @@ class BusinessFilterSet(django_filters.FilterSet):
 
     q = django_filters.CharFilter(
         method="filter_search", label="Search",
-        help_text="Name, alias, city or business number.",
-        widget=forms.TextInput(attrs={"type": "search", "placeholder": "Name, alias, city, id"}))
+        help_text="Words of the name, alias, city, state, postal code or business number, in "
+                  "any order: each word must match.",
+        widget=forms.TextInput(attrs={"type": "search", "aria-describedby": "id_q_help",
+                                      "placeholder": "Name, city, state, postal code, number"}))
     # Plain exact matches, so that the API accepts any type (custom hierarchy types exist) and
     # any country; the UI turns them into drop-downs of the values present (see __init__).
     type = django_filters.CharFilter(field_name="type", label="Type")
@@ -78,6 +104,9 @@ class BusinessFilterSet(django_filters.FilterSet):
     needs_action = django_filters.TypedChoiceFilter(
         choices=[("", "Either"), *YES_NO], coerce=lambda v: v == "true",
         method="filter_needs_action", label="Needs action")
+    triage = django_filters.ChoiceFilter(
+        choices=TRIAGE_CHOICES, method="filter_triage", label="Work to do",
+        empty_label="Any work")
     within = IntegerFilter(
         method="filter_within", label="Within", min_value=1, max_value=BIGINT_MAX,
         help_text="Business number of a reseller or enterprise: only what is under it.")
@@ -97,6 +126,7 @@ class BusinessFilterSet(django_filters.FilterSet):
             ("status_report__location_status", "listing_status"),
             ("synced_percent", "synced"),
             ("status_report__need_updates_count", "need_updates"),
+            ("triage", "triage"),
         ),
         field_labels={
             "remote_id": "Business number",
@@ -104,6 +134,8 @@ class BusinessFilterSet(django_filters.FilterSet):
             "status_report__location_status": "Listing status",
             "synced_percent": "Synced %",
             "status_report__need_updates_count": "Sites needing updates",
+            # Descending: not published first, then many sites to fix, a few, inactive.
+            "triage": "Work to do",
         },
     )
 
@@ -125,15 +157,16 @@ class BusinessFilterSet(django_filters.FilterSet):
     # -- filters --------------------------------------------------------------------------------
 
     def filter_search(self, queryset, name, value):
-        terms = value.strip()
-        if not terms:
-            return queryset
-        # Name, alias or city contains the term, whatever the case: the database upper-cases
-        # the term as it upper-cased `search_text`.
-        match = Q(search_text__contains=Upper(Value(terms)))
-        if terms.isdigit() and int(terms) <= BIGINT_MAX:
-            match |= Q(remote_id=int(terms))
-        return queryset.filter(match)
+        # Every word is somewhere in the name, alias, city, state or postal code (or is the
+        # business number), whatever the case and the order: the database upper-cases each word
+        # as it upper-cased `search_text`, whose trigram index answers each of them.
+        match = Q()
+        for word in search_words(value):
+            found = Q(search_text__contains=Upper(Value(word)))
+            if word.isdigit() and int(word) <= BIGINT_MAX:
+                found |= Q(remote_id=int(word))
+            match &= found
+        return queryset.filter(match) if match else queryset
 
     def filter_country(self, queryset, name, value):
         return queryset.filter(country_code=value.strip().upper())
@@ -148,6 +181,11 @@ class BusinessFilterSet(django_filters.FilterSet):
         # The business's copy of its report's flag (False without a report), which the list's
         # indexes carry.
         return queryset.filter(needs_action=value)
+
+    def filter_triage(self, queryset, name, value):
+        # The business's own flag first, which its indexes carry; the report says how much.
+        return queryset.filter(Q(needs_action=True)
+                               & triage_q(TRIAGE_PARAMS[value], prefix="status_report__"))
 
     def filter_within(self, queryset, name, value):
         """Strictly under the business numbered `value`, looked up among what the member may

@@ -218,12 +218,13 @@ class Business(Mirrored):
     # Whether its status report asks for action, copied with `synced_percent`: the list's
     # "needs action" filter and its count then read the business indexes alone, not a join.
     needs_action = models.BooleanField(default=False, editable=False)
-    # Name, alias and city in capitals, one per line, kept by the database: the list's search
-    # compares its term with this one column (business_search_idx, or a trigram index on
-    # PostgreSQL for a rare term) instead of upper-casing three columns of every business.
+    # Name, alias, city, state and postal code in capitals, one per line (a word never matches
+    # across two), kept by the database: the list's search compares each word with this one
+    # column (business_search_idx, or a trigram index on PostgreSQL for a rare word) instead of
+    # upper-casing five columns of every business.
     search_text = models.GeneratedField(
-        expression=Upper(Concat("name", Value("\n"), "alias", Value("\n"), "city",
-                                output_field=models.TextField())),
+        expression=Upper(Concat("name", Value("\n"), "alias", Value("\n"), "city", Value("\n"),
+                                "state", Value("\n"), "zip", output_field=models.TextField())),
         output_field=models.TextField(), db_persist=True)
 
     class Meta:

@@ -265,6 +265,15 @@ def business_detail_get(*, tenant: Reseller, membership: Membership | None,
     return business
 
 
+def business_location_count(*, tenant: Reseller, membership: Membership | None,
+                            business: Business) -> int:
+    """How many current locations under the business the member may see (the subtree index
+    answers it)."""
+    return (business_list(tenant=tenant, membership=membership)
+            .filter(business.subtree_q(), type=Business.Type.BUSINESS)
+            .exclude(pk=business.pk).count())
+
+
 def own_token_list(*, membership: Membership) -> QuerySet[ApiToken]:
     """The member's tokens for this reseller, newest first (never anyone else's)."""
     return ApiToken.objects.filter(reseller=membership.reseller,

@@ -7,7 +7,6 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils import timezone
 
 from accounts import credentials
 from accounts.models import AuditEvent, Business, HierarchyMapping, Membership, Reseller, Role, User
@@ -156,21 +155,13 @@ def membership_set(*, tenant: Reseller, actor: User | None, user: User, role: st
 def hierarchy_mapping_replace(*, tenant: Reseller, business: Business,
                               levels: dict[str, str]) -> None:
     """Make the mirror hold exactly `levels` for the business (after the provider accepted
-    them: it has no read operation for hierarchies, so accepted writes are the truth)."""
+    them: it has no read operation for hierarchies, so accepted writes are the truth).
+
+    The rows are written anew in the order of `levels`, the order they were entered in, which
+    their ids then keep (`listings.selectors.hierarchy_level_list` reads them by id)."""
     with transaction.atomic():
-        HierarchyMapping.objects.filter(reseller=tenant, business=business).exclude(
-            level_name__in=list(levels)).delete()
-        existing = {row.level_name: row for row in
-                    HierarchyMapping.objects.filter(reseller=tenant, business=business)}
-        changed, created = [], []
-        for name, value in levels.items():
-            row = existing.get(name)
-            if row is None:
-                created.append(HierarchyMapping(reseller=tenant, business=business,
-                                                level_name=name, level_value=value))
-            elif row.level_value != value:
-                row.level_value, row.updated_at = value, timezone.now()
-                changed.append(row)
-        HierarchyMapping.objects.bulk_create(created)
-        if changed:
-            HierarchyMapping.objects.bulk_update(changed, ["level_value", "updated_at"])
+        HierarchyMapping.objects.filter(reseller=tenant, business=business).delete()
+        HierarchyMapping.objects.bulk_create([
+            HierarchyMapping(reseller=tenant, business=business, level_name=name,
+                             level_value=value)
+            for name, value in levels.items()])

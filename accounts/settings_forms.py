@@ -6,6 +6,7 @@ from __future__ import annotations
 from django import forms
 from django.core.exceptions import ValidationError
 
+from accounts.audit_labels import action_choices
 from accounts.models import Membership, Reseller, Role
 from accounts.settings_selectors import limit_business_get
 from portal.outbound import UnsafeURL, check_provider_base_url
@@ -139,7 +140,7 @@ class AuditFilterForm(forms.Form):
 
     def __init__(self, *args, actions: list[str], **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["action"].choices = [("", "Any action"), *[(a, a) for a in actions]]
+        self.fields["action"].choices = [("", "Any action"), *action_choices(actions)]
 
     def clean(self):
         cleaned = super().clean()

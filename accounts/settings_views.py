@@ -10,6 +10,7 @@ from django.utils.decorators import method_decorator
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.generic import TemplateView, View
 
+from accounts.audit_labels import action_label, object_label
 from accounts.models import Role
 from accounts.settings_forms import (
     LIMIT_DATALIST_ID,
@@ -20,6 +21,7 @@ from accounts.settings_forms import (
 )
 from accounts.settings_selectors import (
     audit_action_choices,
+    audit_business_names,
     audit_event_search,
     limit_suggestions,
     member_get,
@@ -226,8 +228,13 @@ class AuditLogView(TenantViewMixin, TemplateView):
             filters = {k: v for k, v in form.cleaned_data.items() if v}
         events = audit_event_search(tenant=self.tenant, **filters)
         page_obj = Paginator(events, AUDIT_PAGE_SIZE).get_page(self.request.GET.get("page"))
+        businesses = audit_business_names(tenant=self.tenant, events=page_obj.object_list)
         for event in page_obj.object_list:
             event.summary_text = summary_text(event.summary)
+            event.action_label = action_label(event.action)
+            event.object_label = object_label(event.object_type)
+            event.object_name = businesses.get(event.object_id, event.object_id) if (
+                event.object_type == "accounts.business") else event.object_id
         context.update(form=form, page_obj=page_obj, events=page_obj.object_list,
                        filtered=bool(filters))
         return context

@@ -3,10 +3,25 @@
 from __future__ import annotations
 
 from django.contrib.auth.mixins import LoginRequiredMixin
+from django.template.response import TemplateResponse
 
 from accounts import access
-from accounts.selectors import business_detail_get, business_get, membership_for_entry
+from accounts.business_types import (
+    EVERY_TYPE,
+    BusinessTypes,
+    locations_only,
+    refusal_message,
+    type_phrase,
+)
+from accounts.selectors import (
+    business_detail_get,
+    business_get,
+    business_location_count,
+    membership_for_entry,
+)
 from portal.tenancy import tenant_scope
+
+__all__ = ["BusinessTabMixin", "TenantViewMixin", "locations_only"]
 
 SAFE_METHODS = access.SAFE_METHODS
 
@@ -30,12 +45,16 @@ class TenantViewMixin(LoginRequiredMixin):
         access.check(name=self.url_name, method=request.method, role=membership.role,
                      limited=membership.limited_to_id is not None)
         with tenant_scope(membership.reseller):
-            response = super().dispatch(request, *args, **kwargs)
+            response = self.refusal(request) or super().dispatch(request, *args, **kwargs)
             # Template responses render lazily; render inside the scope so templates that
             # touch tenant-owned relations still see it.
             if hasattr(response, "render") and callable(response.render):
                 response.render()
             return response
+
+    def refusal(self, request):
+        """A response that answers instead of the view (inside the tenant scope), or None."""
+        return None
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
@@ -51,9 +70,29 @@ class TenantViewMixin(LoginRequiredMixin):
 class BusinessTabMixin(TenantViewMixin):
     """A page of one business, named by `remote_id` in the URL: 404 outside the tenant or the
     member's subtree. Pages with `removed_shown` also open for a removed business (they say
-    so), and hide a parent that lies outside the member's subtree."""
+    so), and hide a parent that lies outside the member's subtree.
+
+    `business_types` says which types of business the page applies to (`accounts.business_types`):
+    for any other the page answers what applies instead, and the view does not run."""
 
     removed_shown = False
+    business_types: BusinessTypes = EVERY_TYPE
+
+    def refusal(self, request):
+        if self.business_types is EVERY_TYPE:
+            return None
+        business = self.get_business()
+        if self.business_types.supports(business):
+            return None
+        context = {"business": business, "message": refusal_message(business,
+                                                                    self.business_types),
+                   "subject": self.business_types.subject, "type_phrase": type_phrase(business),
+                   "location_count": business_location_count(
+                       tenant=self.tenant, membership=self.membership, business=business)}
+        # A page to read, not an error; a change sent to it is refused, nothing is done.
+        status = 200 if request.method in ("GET", "HEAD") else 409
+        return TemplateResponse(request, "accounts/business_not_supported.html", context,
+                                status=status)
 
     def get_business(self):
         if not hasattr(self, "_business"):

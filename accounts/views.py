@@ -54,7 +54,7 @@ LIST_COLUMNS = [
     Column("Type", "type"), Column("Status", "status"), Column("City", "city"),
     Column("Country", "country"), Column("Listing status", "listing_status"),
     Column("Synced", "synced", numeric=True),
-    Column("Needs update", "need_updates", numeric=True),
+    Column("Work to do", "triage"),
 ]
 
 

@@ -30,7 +30,9 @@ BENCH_ENV = {"API_THROTTLE_RATE": "100000000/min"}
 
 
 def pages(tenant, fixture_numbers: dict[str, int]) -> dict[str, str]:
-    """Name -> URL of every page measured."""
+    """Name -> URL of every page measured. `--only list_search list_search_words
+    list_search_name_order list_search_city_state list_search_postal_code api_list_search_words`
+    measures the search alone."""
     base = f"/t/{tenant.slug}"
     api = f"/api/v1/t/{tenant.slug}/businesses/"
     biggest = fixture_numbers["biggest_enterprise"]
@@ -38,6 +40,14 @@ def pages(tenant, fixture_numbers: dict[str, int]) -> dict[str, str]:
         "list": f"{base}/businesses/",
         "list_filtered": f"{base}/businesses/?type=Business&status=active&country=US",
         "list_search": f"{base}/businesses/?q=pizza",
+        # Every word matches somewhere, in any order ("Pizza Austin #123" is the name).
+        "list_search_words": f"{base}/businesses/?q=austin+pizza",
+        # The same matches in the name's order: one substring before the words, so it compares
+        # the cost of the same result before and after.
+        "list_search_name_order": f"{base}/businesses/?q=pizza+austin",
+        # A city and its state, the comma typed too (a two-letter word has no trigram).
+        "list_search_city_state": f"{base}/businesses/?q=Austin%2C+TX",
+        "list_search_postal_code": f"{base}/businesses/?q={fixture_numbers['postal_code']}",
         "list_within_needs_action": f"{base}/businesses/?within={biggest}&needs_action=true",
         "list_sort_synced": f"{base}/businesses/?sort=-synced",
         "list_page_500": f"{base}/businesses/?page=500",
@@ -48,6 +58,7 @@ def pages(tenant, fixture_numbers: dict[str, int]) -> dict[str, str]:
         "detail_enterprise": f"{base}/businesses/{biggest}/",
         "api_list": api,
         "api_list_filtered": f"{api}?type=Business&country=CA&listing_status=Published",
+        "api_list_search_words": f"{api}?q=austin+pizza",
         "api_list_offset_25000": f"{api}?offset=25000&sort=-synced",
     }
 
@@ -68,10 +79,10 @@ def fixture_numbers(tenant) -> dict[str, int]:
         biggest = (Business.objects.filter(reseller=tenant, type="Business")
                    .values("parent__remote_id").annotate(n=Count("pk")).order_by("-n")
                    .first()["parent__remote_id"])
-        location = (Business.objects.filter(reseller=tenant, type="Business",
-                                            status_report__isnull=False)
-                    .order_by("remote_id").values_list("remote_id", flat=True)[1000])
-    return {"biggest_enterprise": biggest, "location": location}
+        location, postal_code = (Business.objects.filter(reseller=tenant, type="Business",
+                                                         status_report__isnull=False)
+                                 .order_by("remote_id").values_list("remote_id", "zip")[1000])
+    return {"biggest_enterprise": biggest, "location": location, "postal_code": postal_code}
 
 
 def measure_page(client, url: str, *, iterations: int, warmup: int, headers: dict) -> dict:

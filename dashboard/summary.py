@@ -15,7 +15,9 @@ from django.utils.safestring import SafeString
 from accounts.charts import status_segments
 from accounts.models import Business, Membership, Reseller, SyncRun
 from accounts.selectors import business_list
+from accounts.triage import EXPLANATIONS, TRIAGE_PARAMS, listing_work, triage_q
 from listings.charts import health_segments
+from listings.models import ListingStatusReport
 from listings.selectors import listing_health, listing_health_of_account
 from portal.charts import PALETTE, Segment, bar_chart, donut
 from reviews_app.models import ReviewCount
@@ -51,6 +53,14 @@ class Dashboard:
     reviews: Reviews | None
     sync_runs: list[SyncRun]
     needs_action: list[Business]
+    # Locations needing action by the work they ask, keyed by the list's `triage` parameter.
+    work: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def work_legend(self) -> list[tuple[str, str, int, str]]:
+        """(triage parameter, label, count, explanation), most urgent first."""
+        return [(param, tier.label, self.work.get(param, 0), EXPLANATIONS[tier])
+                for param, tier in TRIAGE_PARAMS.items()]
 
     @property
     def business_count(self) -> int:
@@ -135,6 +145,51 @@ def _reviews_summed(rows: QuerySet[ReviewCount]) -> Reviews | None:
                    last_seen_at=last_seen)
 
 
+def _street_and_city(business: Business) -> str:
+    """Its address without the country, to tell apart two locations of the same name."""
+    lines = business.address_lines
+    if lines and lines[-1] == (business.country_name or business.country_code):
+        lines = lines[:-1]
+    return ", ".join(lines)
+
+
+def _work(*, tenant: Reseller, visible: QuerySet[Business], limited: bool) -> dict[str, int]:
+    """Locations needing action counted per tier, in one aggregate over the status reports
+    (of the account alone, as `listing_health_of_account` sums them, unless limited)."""
+    reports = ListingStatusReport.objects.filter(removed_at__isnull=True, needs_action=True)
+    reports = (reports.filter(business__in=visible.filter(type=Business.Type.BUSINESS))
+               if limited else reports.filter(reseller=tenant))
+    totals = reports.aggregate(**{param: Count("business", filter=triage_q(tier))
+                                  for param, tier in TRIAGE_PARAMS.items()})
+    return {param: value or 0 for param, value in totals.items()}
+
+
+def _needs_action_first(*, tenant: Reseller, visible: QuerySet[Business],
+                        work: dict[str, int]) -> list[Business]:
+    """The locations asking the most work: a location never published before one with 1 of 22
+    sites to update, and within a tier the most sites to update first.
+
+    A query per tier, most urgent first, and only while rows are missing (usually the first
+    tier fills the list): each walks the needs-action index by sites to update and stops at
+    the rows it needs, where one query ranking every location by tier would sort them all
+    (20-30 ms at 50,000 locations, against 2 ms a tier).
+    """
+    base = (
+        # The report's own reseller (the same tenant) lets its needs-action index lead.
+        visible.filter(type=Business.Type.BUSINESS, status_report__needs_action=True,
+                       status_report__reseller=tenant)
+        .select_related("status_report").defer("raw", "status_report__raw")
+        .order_by("-status_report__need_updates_count", "name", "pk"))
+    rows: list[Business] = []
+    for param, tier in TRIAGE_PARAMS.items():  # most urgent first
+        wanted = NEEDS_ACTION_SHOWN - len(rows)
+        if wanted <= 0:
+            break
+        if work.get(param):
+            rows += base.filter(triage_q(tier, prefix="status_report__"))[:wanted]
+    return rows
+
+
 def dashboard_summary(*, tenant: Reseller, membership: Membership | None) -> Dashboard:
     visible = business_list(tenant=tenant, membership=membership)
     limited = membership is not None and membership.limited_to_id is not None
@@ -146,12 +201,11 @@ def dashboard_summary(*, tenant: Reseller, membership: Membership | None) -> Das
             by_status[status] = by_status.get(status, 0) + count
         else:
             containers += count
-    needs_action = list(
-        # The report's own reseller (the same tenant) lets its needs-action index lead.
-        visible.filter(type=Business.Type.BUSINESS, status_report__needs_action=True,
-                       status_report__reseller=tenant)
-        .select_related("status_report").defer("raw", "status_report__raw")
-        .order_by("-status_report__need_updates_count", "name", "pk")[:NEEDS_ACTION_SHOWN])
+    work = _work(tenant=tenant, visible=visible, limited=limited)
+    needs_action = _needs_action_first(tenant=tenant, visible=visible, work=work)
+    for business in needs_action:
+        business.work = listing_work(business.status_report)
+        business.place = _street_and_city(business)
     return Dashboard(
         location_count=sum(by_status.values()),
         container_count=containers,
@@ -161,4 +215,5 @@ def dashboard_summary(*, tenant: Reseller, membership: Membership | None) -> Das
         reviews=_reviews(tenant=tenant, membership=membership, visible=visible),
         sync_runs=list(sync_run_list(tenant=tenant, membership=membership)[:SYNC_RUNS_SHOWN]),
         needs_action=needs_action,
+        work=work,
     )

@@ -9,7 +9,8 @@ from django.utils import timezone
 from django.views.generic import TemplateView
 
 from accounts.charts import status_segments
-from accounts.tenant_views import BusinessTabMixin
+from accounts.tenant_views import BusinessTabMixin, locations_only
+from accounts.triage import DISABLED, PUBLISHED, SCAN_STATE, listing_work
 from listings import selectors, services
 from listings.charts import health_segments
 from listings.forms import HierarchyFormSet
@@ -20,6 +21,28 @@ SITE_STATUS_BADGES = {"Synced": "ok", "In Progress": "info", "Action Required": 
                       "Connect": "warn"}
 LOCATION_STATUS_BADGES = {"Published": "ok", "Scan State": "info", "Disabled": "bad"}
 REFRESH_WAIT_SECONDS = 120
+
+
+def publish_advice(report) -> tuple[str, bool]:
+    """What to do about the location's listings, in the portal's words, and whether the listing
+    editor is where to do it.
+
+    The report's `publishListings` is the provider's own prompt, written for its API ("update
+    them with create listing"); it is replaced by the portal's words for the three statuses
+    interface.md names, and shown as the provider gave it only for a status the portal does
+    not know.
+    """
+    if report.location_status == PUBLISHED:
+        return ("The listings are published. To change what the directory sites show, change "
+                "this location in the listing editor; each version sent goes to every site.", True)
+    if report.location_status == SCAN_STATE:
+        sites = f"its {report.total_sites} sites" if report.total_sites else "the directory sites"
+        return (f"Not published yet: send this location's listing from the listing editor to "
+                f"publish it on {sites}.", True)
+    if report.location_status == DISABLED:
+        return ("This location is inactive at the provider, so nothing is published to its "
+                "sites until it is active again.", False)
+    return report.publish_listings, False
 
 
 class BusinessDetailView(BusinessTabMixin, TemplateView):
@@ -53,6 +76,8 @@ class BusinessDetailView(BusinessTabMixin, TemplateView):
                     getattr(report, "location_status", ""), ""),
             )
             if report is not None:
+                context["publish_advice"], context["advice_in_editor"] = publish_advice(report)
+                context["work"] = listing_work(report)
                 health = {"synced": report.synced_count, "submitted": report.submitted_count,
                           "need_updates": report.need_updates_count,
                           "opted_out": report.opted_out_count,
@@ -87,6 +112,7 @@ class BusinessDetailView(BusinessTabMixin, TemplateView):
 class BusinessHierarchyView(BusinessTabMixin, TemplateView):
     """Tab "Hierarchy": the location's levels, edited as a whole and sent through the outbox."""
 
+    business_types = locations_only("Hierarchy levels")
     template_name = "accounts/business_hierarchy.html"
     removed_shown = True
 
@@ -99,10 +125,10 @@ class BusinessHierarchyView(BusinessTabMixin, TemplateView):
             initial = [{"level_name": row.level_name, "level_value": row.level_value}
                        for row in levels]
             if latest is not None and latest.state != OutboxEntry.State.ACCEPTED:
-                # Pending, rejected or failed: start from what was last asked for, not lost.
-                # Sorted like the mirror's rows (JSON objects keep no order on PostgreSQL).
-                initial = [{"level_name": name, "level_value": value}
-                           for name, value in sorted(latest.payload.get("levels", {}).items())]
+                # Pending, rejected or failed: start from what was last asked for, not lost,
+                # in the order it was entered.
+                initial = [{"level_name": name, "level_value": value} for name, value
+                           in selectors.hierarchy_requested_levels(latest).items()]
             formset = HierarchyFormSet(initial=initial, prefix="levels")
         context.update(levels=levels, latest=latest, formset=formset,
                        editable=business.is_location and business.removed_at is None)

@@ -16,21 +16,18 @@ from django.core.exceptions import ValidationError
 from django.core.validators import EmailValidator, URLValidator
 
 from accounts.models import Reseller
-from listings.models import CustomField
+from listings.models import WEBHOOK_EVENTS, CustomField
 from listings.services import (
     CUSTOM_FIELD_TEXT_MAX_LENGTH,
     FIELD_NAME_MAX_LENGTH,
+    custom_field_date_read,
     custom_field_validate,
+    subscription_duplicates_check,
 )
 from portal.forms import add_service_errors
 
 # parameters.md, Subscribe: the event names the provider publishes.
-EVENT_NAMES = (
-    "APPOINTMENT_BOOKED", "APPOINTMENT_CONFIRMED", "APPOINTMENT_COMPLETED",
-    "APPOINTMENT_CANCELLED", "APPOINTMENT_NOSHOW", "APPOINTMENT_RESCHEDULED",
-    "SURVEY_COMPLETED", "LISTING_UPDATED", "CONTACT_CREATED", "CONTACT_UPDATED",
-    "CONTACT_DELETED", "CONTACT_ACTIVITY_UPDATE",
-)
+EVENT_NAMES = tuple(WEBHOOK_EVENTS)
 
 
 def split_lines(text: str) -> list[str]:
@@ -49,8 +46,15 @@ class CustomFieldForm(forms.Form):
         help_text="One option per line. Required for the drop-down types, and only for them.")
     default_value = forms.CharField(
         label="Default value", required=False, max_length=CUSTOM_FIELD_TEXT_MAX_LENGTH,
-        help_text="Must fit the type: a number, an http(s) URL, a date as MM/DD/YYYY, or one of "
-                  "the options (several, comma-separated, for a multi-choice drop-down).")
+        help_text="Must fit the type: a number, an http(s) URL, or one of the options "
+                  "(several, comma-separated, for a multi-choice drop-down). A date field "
+                  "takes its default in “Default date”.")
+    default_date = forms.DateField(
+        label="Default date", required=False,
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+        input_formats=["%Y-%m-%d"],
+        error_messages={"invalid": "Default date: choose a real day from the calendar."},
+        help_text="Only for a date field.")
     field_description = forms.CharField(label="Description", required=False,
                                         max_length=CUSTOM_FIELD_TEXT_MAX_LENGTH,
                                         widget=forms.Textarea(attrs={"rows": 2}))
@@ -61,23 +65,71 @@ class CustomFieldForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.tenant = tenant
 
+    # The fields the form shows beside `custom_field_create`'s arguments.
+    form_only = ("default_date",)
+
+    @classmethod
+    def from_payload(cls, payload: dict, *, tenant: Reseller) -> CustomFieldForm:
+        """The form holding a queued field's create body (the provider's names and formats),
+        to correct what the provider refused."""
+        field_type = payload.get("type", "")
+        default = payload.get("defaultValue", "") or ""
+        data = {
+            "field_name": payload.get("fieldName", ""), "type": field_type,
+            "default_value": default, "default_date": "",
+            "drop_down_options": "\n".join(payload.get("dropDownOptions") or []),
+            "field_description": payload.get("fieldDescription", ""),
+            "filterable": str(payload.get("filterable", "")).lower() == "true",
+        }
+        if field_type == CustomField.Type.DATE:
+            day = custom_field_date_read(default)
+            data["default_value"] = "" if day else default
+            data["default_date"] = day.isoformat() if day else ""
+        return cls(data, tenant=tenant)
+
     def clean(self):
         """The service's rules on what could be read; `cleaned_data` becomes the arguments of
-        `custom_field_create`."""
+        `custom_field_create` (and `default_date`, which the form turns into the default)."""
         cleaned = super().clean()
+        field_type = cleaned.get("type", "")
+        default = cleaned.get("default_value", "")
+        day = cleaned.get("default_date")
+        is_date = field_type == CustomField.Type.DATE
+        if is_date and day is None and default:
+            # Typed in the text box (without JavaScript both boxes show): read it if it is a
+            # day rather than lose it, else say where a date goes.
+            day = custom_field_date_read(default)
+            if day is None:
+                self.add_error("default_value", "A date field takes its default in “Default "
+                                                "date”: choose the day there.")
+        elif is_date and day is not None and default:
+            self.add_error("default_value", "A date field takes one default: clear this box "
+                                            "and keep the “Default date”.")
+        elif not is_date and day is not None:
+            self.add_error("default_date", "Only a date field takes a default date: clear it, "
+                                           "or choose the type Date.")
         try:
             checked = custom_field_validate(
                 tenant=self.tenant, field_name=cleaned.get("field_name", ""),
-                type=cleaned.get("type", ""),
+                type=field_type,
                 drop_down_options=split_lines(cleaned.get("drop_down_options", "")),
-                default_value=cleaned.get("default_value", ""),
+                # A date field's default is the day (the text box's own error is above).
+                default_value=(day or "") if is_date else default,
                 field_description=cleaned.get("field_description", ""),
                 filterable=cleaned.get("filterable", False))
         except ValidationError as exc:
+            if is_date and hasattr(exc, "error_dict") and "default_value" in exc.error_dict:
+                # The date was chosen in the date box: its message goes there.
+                exc.error_dict["default_date"] = exc.error_dict.pop("default_value")
             add_service_errors(self, exc)
             return cleaned
         cleaned.update({name: value for name, value in checked.items() if name not in self.errors})
         return cleaned
+
+    def create_arguments(self) -> dict:
+        """The keyword arguments of `custom_field_create` from a valid form."""
+        return {name: value for name, value in self.cleaned_data.items()
+                if name not in self.form_only}
 
 
 class SubscriptionForm(forms.Form):
@@ -85,7 +137,14 @@ class SubscriptionForm(forms.Form):
         label="Webhook URL", max_length=1000,
         widget=forms.URLInput(attrs={"placeholder": "https://hooks.example.com/portal"}),
         help_text="Where the provider delivers the events; https only.")
-    event_name = forms.ChoiceField(label="Event", choices=[(e, e) for e in EVENT_NAMES])
+    event_names = forms.MultipleChoiceField(
+        label="Events", choices=list(WEBHOOK_EVENTS.items()),
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={"required": "Choose at least one event.",
+                        "invalid_choice": "Select a valid choice. %(value)s is not one of the "
+                                          "events the provider publishes."},
+        help_text="Tick every event this URL should receive. The provider takes one event per "
+                  "subscription, so one subscription is made for each.")
     emails = forms.CharField(
         label="Notification emails", required=False, widget=forms.Textarea(attrs={"rows": 2}),
         help_text="Optional; separate several addresses with commas or new lines.")
@@ -111,6 +170,10 @@ class SubscriptionForm(forms.Form):
             raise ValidationError("Put credentials in the basic-auth fields, not in the URL.")
         return url
 
+    def __init__(self, *args, tenant: Reseller, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.tenant = tenant
+
     def clean_emails(self) -> list[str]:
         emails = [e for e in re.split(r"[\s,;]+", self.cleaned_data.get("emails", "")) if e]
         bad = []
@@ -132,6 +195,13 @@ class SubscriptionForm(forms.Form):
             self.add_error("auth_password", "Give the password for this user name.")
         elif password and not username:
             self.add_error("auth_username", "Give the user name for this password.")
+        if cleaned.get("webhook_url") and cleaned.get("event_names"):
+            try:
+                subscription_duplicates_check(tenant=self.tenant,
+                                              webhook_url=cleaned["webhook_url"],
+                                              event_names=cleaned["event_names"])
+            except ValidationError as exc:
+                add_service_errors(self, exc)
         return cleaned
 
 

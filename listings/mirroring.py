@@ -7,6 +7,7 @@ from datetime import datetime
 
 from django.db.models import BooleanField, F, FloatField, OuterRef, Subquery, Value
 from django.db.models.functions import Cast, Coalesce
+from django.utils import timezone
 
 from accounts.models import Business, Reseller
 from listings.models import (
@@ -25,9 +26,9 @@ REPORT_FIELDS = ["business", "business_name", "activation_status", "location_sta
                  "not_connected_count", "needs_action"]
 SITE_FIELDS = ["site_name", "status", "errors", "url"]
 QUESTION_FIELDS = ["business", "question", "asked_by_owner", "answered_by_owner", "updated_by",
-                   "updated_on", "time", "user_category", "answer_count"]
+                   "updated_on", "time", "user_category", "answer_count", "asked_at"]
 ANSWER_FIELDS = ["question", "answer", "answered_by_owner", "updated_by", "updated_on", "time",
-                 "user_category"]
+                 "user_category", "answered_at"]
 
 SiteReport = tuple[Business, provider_types.LocationStatusReport]
 
@@ -117,6 +118,24 @@ def needs_action_of_report(report_model) -> Coalesce:
 QnaPages = tuple[Business, list[provider_types.QnaQuestion]]
 
 
+def qna_moment(day: str | None, clock: str | None) -> datetime | None:
+    """A Q&A entry's `updatedOn` ("Jan 02, 2026") and `time` ("10:00 AM") as one moment, or
+    None when the day cannot be read. The provider names no time zone for them; they are read
+    in the portal's own (settings.TIME_ZONE), the one the sandbox writes them in. They only
+    order entries among themselves, so a zone the same for all of them is what matters."""
+    day = (day or "").strip()
+    clock = " ".join((clock or "").upper().split())
+    if not day:
+        return None
+    for text, pattern in ((f"{day} {clock}", "%b %d, %Y %I:%M %p"), (day, "%b %d, %Y")):
+        try:
+            naive = datetime.strptime(text, pattern)
+        except ValueError:
+            continue
+        return timezone.make_aware(naive, timezone.get_default_timezone())
+    return None
+
+
 def questions_mirror(*, tenant: Reseller, pages: Sequence[QnaPages], seen_at: datetime) -> None:
     """Mirror the complete Q&A of each business in `pages`; what is missing was deleted."""
     question_rows, answers_by_question = [], {}
@@ -131,6 +150,7 @@ def questions_mirror(*, tenant: Reseller, pages: Sequence[QnaPages], seen_at: da
                 updated_by=question.updated_by or "", updated_on=question.updated_on or "",
                 time=question.time or "", user_category=question.user_category or "",
                 answer_count=question.no_of_answers or len(question.answers),
+                asked_at=qna_moment(question.updated_on, question.time),
                 raw=dict(question.raw), last_seen_at=seen_at, removed_at=None,
             ))
             answers_by_question[question.question_id] = question.answers
@@ -154,6 +174,7 @@ def questions_mirror(*, tenant: Reseller, pages: Sequence[QnaPages], seen_at: da
                     answered_by_owner=bool(answer.answered_by_owner),
                     updated_by=answer.updated_by or "", updated_on=answer.updated_on or "",
                     time=answer.time or "", user_category=answer.user_category or "",
+                    answered_at=qna_moment(answer.updated_on, answer.time),
                     raw=dict(answer.raw), last_seen_at=seen_at, removed_at=None,
                 ))
     upsert(Answer, answer_rows, unique_fields=["reseller", "remote_id"],

@@ -1,8 +1,12 @@
 """Mirrors of the provider's listing data: status reports and sites, categories, custom fields,
 Q&A, the AI-search configuration and webhook subscriptions; and the listing editor's versions."""
 
+import datetime as dt
+from urllib.parse import urlsplit
+
 from django.conf import settings
 from django.db import models
+from django.urls import Resolver404, resolve
 from django.utils import timezone
 
 from outbox.models import OutboxEntry
@@ -93,6 +97,10 @@ class Category(Mirrored):
         return self.name
 
 
+# The provider's way of writing a day (parameters.md: dates are MM/DD/YYYY).
+PROVIDER_DATE_FORMAT = "%m/%d/%Y"
+
+
 class CustomField(Mirrored):
     class Type(models.TextChoices):
         TEXT = "TEXT", "Text"
@@ -121,6 +129,16 @@ class CustomField(Mirrored):
     def __str__(self) -> str:
         return self.field_name
 
+    @property
+    def default_date(self) -> dt.date | None:
+        """The default of a date field as a date (the provider keeps it as MM/DD/YYYY)."""
+        if self.type != self.Type.DATE or not self.default_value:
+            return None
+        try:
+            return dt.datetime.strptime(self.default_value, PROVIDER_DATE_FORMAT).date()
+        except ValueError:
+            return None
+
 
 class Question(Mirrored):
     """A question of a location's business-profile Q&A; its answers are `Answer` rows."""
@@ -136,11 +154,14 @@ class Question(Mirrored):
     time = models.CharField(max_length=16, blank=True)
     user_category = models.CharField(max_length=32, blank=True)
     answer_count = models.PositiveIntegerField(default=0)
+    # `updated_on` and `time` as one moment, to sort by: the provider writes them as text
+    # ("Jan 02, 2026", "10:00 AM") and its ids are not in date order.
+    asked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["reseller", "remote_id"],
                                                name="question_unique_remote_id")]
-        ordering = ["-remote_id"]
+        ordering = [models.F("asked_at").desc(nulls_last=True), "-remote_id"]
 
     def __str__(self) -> str:
         return self.question[:80]
@@ -155,11 +176,12 @@ class Answer(Mirrored):
     updated_on = models.CharField(max_length=32, blank=True)
     time = models.CharField(max_length=16, blank=True)
     user_category = models.CharField(max_length=32, blank=True)
+    answered_at = models.DateTimeField(null=True, blank=True)  # see Question.asked_at
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["reseller", "remote_id"],
                                                name="answer_unique_remote_id")]
-        ordering = ["remote_id"]
+        ordering = [models.F("answered_at").asc(nulls_last=True), "remote_id"]
 
     def __str__(self) -> str:
         return self.answer[:80]
@@ -182,6 +204,49 @@ class AiSearchConfiguration(Mirrored):
         return f"AI search ({self.frequency}, quota {self.quota})"
 
 
+# parameters.md, Subscribe: the events the provider publishes, in words for the pages (an
+# integrator still needs the name itself: the delivered payload carries it as `eventName`).
+WEBHOOK_EVENTS = {
+    "APPOINTMENT_BOOKED": "Appointment booked",
+    "APPOINTMENT_CONFIRMED": "Appointment confirmed",
+    "APPOINTMENT_COMPLETED": "Appointment completed",
+    "APPOINTMENT_CANCELLED": "Appointment cancelled",
+    "APPOINTMENT_NOSHOW": "Appointment missed (no-show)",
+    "APPOINTMENT_RESCHEDULED": "Appointment rescheduled",
+    "SURVEY_COMPLETED": "Survey completed",
+    "LISTING_UPDATED": "Listing updated",
+    "CONTACT_CREATED": "Contact created",
+    "CONTACT_UPDATED": "Contact updated",
+    "CONTACT_DELETED": "Contact deleted",
+    "CONTACT_ACTIVITY_UPDATE": "Contact activity",
+}
+
+# The URL name of the portal's own event receiver (events.hook_urls): a subscription delivering
+# there is one of the portal's live-update hooks. Found by URL, as listings imports no events.
+LIVE_UPDATE_HOOK_URL_NAME = "provider_event_receive"
+
+
+def webhook_event_label(event_name: str) -> str:
+    return WEBHOOK_EVENTS.get(event_name, event_name)
+
+
+def is_live_update_hook(webhook_url: str) -> bool:
+    """Whether the URL is the portal's own event receiver (wherever PORTAL_PUBLIC_URL pointed
+    when it was subscribed)."""
+    public = settings.PORTAL_PUBLIC_URL
+    if public and webhook_url.startswith(public + "/"):
+        path = webhook_url[len(public):]
+    else:
+        try:
+            path = urlsplit(webhook_url).path
+        except ValueError:
+            return False
+    try:
+        return resolve(path).url_name == LIVE_UPDATE_HOOK_URL_NAME
+    except Resolver404:
+        return False
+
+
 class Subscription(Mirrored):
     """A webhook subscription of the reseller's account."""
 
@@ -198,6 +263,14 @@ class Subscription(Mirrored):
 
     def __str__(self) -> str:
         return f"{self.event_name} → {self.webhook_url}"
+
+    @property
+    def event_label(self) -> str:
+        return webhook_event_label(self.event_name)
+
+    @property
+    def is_live_update_hook(self) -> bool:
+        return is_live_update_hook(self.webhook_url)
 
 
 class ListingVersion(TenantOwned):

@@ -12,6 +12,7 @@ from django.utils import timezone
 from accounts.credentials import decrypt
 from accounts.services import hierarchy_mapping_replace
 from listings.models import Answer, CustomField, Question, Subscription
+from listings.selectors import hierarchy_requested_levels
 from outbox.models import OutboxEntry
 from outbox.services import outbox_handler
 from portal.mirror import upsert
@@ -156,17 +157,20 @@ class Unsubscribe:
 
 @outbox_handler(OutboxEntry.Kind.HIERARCHY_UPDATE)
 class HierarchyUpdate:
-    """payload: {"levels": {level name: level value}}, the whole mapping of `entry.business`.
+    """payload: {"levels": {level name: level value}, "order": [level names]}, the whole
+    mapping of `entry.business` and the order the levels were entered in (kept to the provider
+    and back into the mirror; a change queued before `order` existed has none).
 
     The provider replaces the mapping it holds with what is sent, so sending again is harmless:
     no reconciling is needed after an unknown outcome, the outbox simply retries.
     """
 
     def send(self, client: ProviderClient, entry: OutboxEntry):
-        return client.update_hierarchy(entry.business.remote_id, entry.payload["levels"])
+        return client.update_hierarchy(entry.business.remote_id,
+                                       hierarchy_requested_levels(entry))
 
     def on_accepted(self, entry: OutboxEntry, reply) -> None:
         # The provider has no read operation for hierarchies: an accepted write is the truth.
         if entry.business is not None:
             hierarchy_mapping_replace(tenant=entry.reseller, business=entry.business,
-                                      levels=entry.payload["levels"])
+                                      levels=hierarchy_requested_levels(entry))

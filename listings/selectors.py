@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.db.models import Count, Prefetch, Q, QuerySet, Sum
+from django.db.models import Count, F, Prefetch, Q, QuerySet, Sum
 
 from accounts.models import AuditEvent, Business, HierarchyMapping, Membership, Reseller
 from accounts.selectors import business_list
@@ -29,13 +29,24 @@ def outbox_entry_get(*, tenant: Reseller, kinds: Iterable[str], pk: int) -> Outb
 # -- Q&A ----------------------------------------------------------------------------------------
 
 def question_list(*, tenant: Reseller, business: Business) -> QuerySet[Question]:
-    """The business's questions (not removed), newest first, with their answers prefetched."""
-    answers = Answer.objects.filter(reseller=tenant, removed_at__isnull=True).order_by("remote_id")
+    """The business's questions (not removed), newest first, with their answers prefetched
+    oldest first (a conversation reads down). Entries whose date could not be read come last,
+    by id."""
+    answers = (Answer.objects.filter(reseller=tenant, removed_at__isnull=True)
+               .order_by(F("answered_at").asc(nulls_last=True), "remote_id"))
     return (
         Question.objects.filter(reseller=tenant, business=business, removed_at__isnull=True)
         .prefetch_related(Prefetch("answers", queryset=answers, to_attr="live_answers"))
-        .order_by("-remote_id")
+        .order_by(F("asked_at").desc(nulls_last=True), "-remote_id")
     )
+
+
+def qna_question_count(*, tenant: Reseller, business: Business) -> int:
+    """How many mirrored questions a deletion of all Q&A of the business would delete: its own
+    and, for a reseller or an enterprise, those of every location under it (the provider's
+    deletion covers them too)."""
+    return Question.objects.filter(reseller=tenant, removed_at__isnull=True).filter(
+        business.subtree_q(prefix="business__")).count()
 
 
 def qna_deletion_latest(*, tenant: Reseller, business: Business) -> OutboxEntry | None:
@@ -78,6 +89,21 @@ def ai_search_configuration_get(*, tenant: Reseller) -> AiSearchConfiguration | 
 def subscription_list(*, tenant: Reseller) -> QuerySet[Subscription]:
     return Subscription.objects.filter(reseller=tenant, removed_at__isnull=True).order_by(
         "event_name", "webhook_url", "remote_id")
+
+
+def subscription_events_taken(*, tenant: Reseller, webhook_url: str) -> set[str]:
+    """The events already delivered to `webhook_url`, or on their way to be: its current
+    subscriptions (except those whose removal is queued) and the subscriptions queued for it."""
+    removing = subscription_removals_open(tenant=tenant)
+    taken = {subscription.event_name for subscription in
+             subscription_list(tenant=tenant).filter(webhook_url=webhook_url)
+             if subscription.remote_id not in removing}
+    queued = outbox_entry_list(tenant=tenant, kinds=[OutboxEntry.Kind.SUBSCRIBE],
+                               states=OutboxEntry.OPEN_STATES)
+    taken.update(str(payload.get("eventName")) for payload in
+                 queued.values_list("payload", flat=True)
+                 if payload.get("webhookUrl") == webhook_url)
+    return taken
 
 
 def subscription_get(*, tenant: Reseller, remote_id: str) -> Subscription | None:
@@ -168,8 +194,20 @@ def listing_refresh_latest(*, tenant: Reseller, business: Business) -> AuditEven
 
 
 def hierarchy_level_list(*, tenant: Reseller, business: Business) -> QuerySet[HierarchyMapping]:
-    return HierarchyMapping.objects.filter(reseller=tenant, business=business).order_by(
-        "level_name")
+    """The location's levels in the order they were entered: the mirror writes a mapping's rows
+    in that order (`accounts.services.hierarchy_mapping_replace`), so their ids keep it."""
+    return HierarchyMapping.objects.filter(reseller=tenant, business=business).order_by("pk")
+
+
+def hierarchy_requested_levels(entry: OutboxEntry) -> dict[str, str]:
+    """The levels a hierarchy change asks for, in the order they were entered.
+
+    The payload's `levels` object loses its order in a PostgreSQL JSON column, so the change
+    also keeps the names in order (`order`); a change stored before that keeps its own.
+    """
+    levels = dict(entry.payload.get("levels") or {})
+    order = [name for name in entry.payload.get("order") or [] if name in levels]
+    return {**{name: levels[name] for name in order}, **levels}
 
 
 def hierarchy_latest_update(*, tenant: Reseller, business: Business):

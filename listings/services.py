@@ -30,11 +30,20 @@ from accounts.provider_access import (
 from accounts.services import audit_record
 from listings import tasks
 from listings.mirroring import ai_search_configuration_mirror, status_reports_mirror
-from listings.models import AiSearchConfiguration, CustomField, ListingStatusReport, Subscription
+from listings.models import (
+    PROVIDER_DATE_FORMAT,
+    AiSearchConfiguration,
+    CustomField,
+    ListingStatusReport,
+    Subscription,
+    webhook_event_label,
+)
 from listings.selectors import (
     ai_search_configuration_get,
     custom_field_name_taken,
     qna_deletion_latest,
+    qna_question_count,
+    subscription_events_taken,
 )
 from outbox.models import OutboxEntry
 from outbox.selectors import outbox_entry_list
@@ -73,15 +82,24 @@ def ai_search_configuration_refresh(*, tenant: Reseller,
 
 # -- Q&A ----------------------------------------------------------------------------------------
 
+NOTHING_TO_DELETE = ("%(name)s has no questions or answers to delete: none were found at the "
+                     "last sync. Sync its Q&A again if some were asked since.")
+
+
 @transaction.atomic
 def qna_delete_all(*, tenant: Reseller, actor: User | None, business: Business) -> OutboxEntry:
     """Queue the deletion of every question and answer of the business.
 
-    A deletion already on its way is returned instead of queuing a second one.
+    A deletion already on its way is returned instead of queuing a second one; a business with
+    no mirrored question (nor any under it) is refused with a ValidationError on
+    `business_number`.
     """
     latest = qna_deletion_latest(tenant=tenant, business=business)
     if latest is not None and latest.is_open:
         return latest
+    if not qna_question_count(tenant=tenant, business=business):
+        # Nothing the portal knows of: a provider call would only spend the rate limit.
+        raise ValidationError({"business_number": NOTHING_TO_DELETE % {"name": business.name}})
     return outbox_enqueue(tenant=tenant, actor=actor, kind=Kind.QNA_DELETE_ALL,
                           payload={"businessId": business.remote_id}, business=business,
                           summary=f"Delete all Q&A of {business.name}")
@@ -110,13 +128,16 @@ def _text_errors(value: str, *, max_length: int, required: bool = False) -> list
 
 
 def custom_field_validate(*, tenant: Reseller, field_name: str, type: str,
-                          drop_down_options: Sequence[str] = (), default_value: str = "",
-                          field_description: str = "", filterable: bool = False
-                          ) -> dict[str, Any]:
+                          drop_down_options: Sequence[str] = (),
+                          default_value: str | dt.date = "", field_description: str = "",
+                          filterable: bool = False) -> dict[str, Any]:
     """Check a new custom field against what the provider would refuse, so that the page and the
     API name the field at fault before anything is queued: the name (unique in the account
     ignoring case, among the mirrored fields and those on their way), the type, the options
     (required for, and only for, drop-downs, each once) and the default (it must fit the type).
+
+    The default of a date field is a day: a date, or text as YYYY-MM-DD (or the provider's own
+    MM/DD/YYYY); it is sent as the provider writes it, MM/DD/YYYY.
 
     Every broken rule is reported at once, as a ValidationError keyed by the argument's name.
     Returns the keyword arguments of `custom_field_create` as they are to be sent: the name,
@@ -129,6 +150,8 @@ def custom_field_validate(*, tenant: Reseller, field_name: str, type: str,
             errors.setdefault(field, []).extend(found)
 
     name = (field_name or "").strip()
+    if isinstance(default_value, dt.date):
+        default_value = default_value.strftime(PROVIDER_DATE_FORMAT)
     default = (default_value or "").strip()
     description = (field_description or "").strip()
     options = [option.strip() for option in drop_down_options if option and option.strip()]
@@ -160,14 +183,35 @@ def custom_field_validate(*, tenant: Reseller, field_name: str, type: str,
                 "Options are only for the drop-down types: clear them or choose a drop-down "
                 "type.")])
         if default and "default_value" not in errors:
-            message = _default_error(type, default, options)
-            if message:
-                add("default_value", [ValidationError(message)])
+            if type == CustomField.Type.DATE:
+                day = custom_field_date_read(default)
+                if day is None:
+                    add("default_value", [ValidationError(DATE_DEFAULT_INVALID)])
+                else:
+                    default = day.strftime(PROVIDER_DATE_FORMAT)
+            else:
+                message = _default_error(type, default, options)
+                if message:
+                    add("default_value", [ValidationError(message)])
     if errors:
         raise ValidationError(errors)
     return {"field_name": name, "type": type, "default_value": default,
             "drop_down_options": options, "field_description": description,
             "filterable": bool(filterable)}
+
+
+DATE_DEFAULT_INVALID = "The default of a date field must be a real day, e.g. 2026-12-31."
+
+
+def custom_field_date_read(text: str) -> dt.date | None:
+    """A date field's default read from YYYY-MM-DD (the date inputs' and the API's way) or
+    MM/DD/YYYY (the provider's); None if it is neither."""
+    for pattern in ("%Y-%m-%d", PROVIDER_DATE_FORMAT):
+        try:
+            return dt.datetime.strptime(text.strip(), pattern).date()
+        except ValueError:
+            continue
+    return None
 
 
 def _default_error(field_type: str, default: str, options: list[str]) -> str | None:
@@ -181,11 +225,6 @@ def _default_error(field_type: str, default: str, options: list[str]) -> str | N
             URLValidator(schemes=["http", "https"])(default)
         except ValidationError:
             return "The default of a URL field must be an http(s) URL."
-    elif field_type == CustomField.Type.DATE:
-        try:
-            dt.datetime.strptime(default, "%m/%d/%Y")
-        except ValueError:
-            return "The default of a date field must be a date as MM/DD/YYYY."
     elif field_type == CustomField.Type.DROPDOWN_SINGLE:
         if options and default not in options:
             return "The default must be one of the options."
@@ -217,7 +256,8 @@ def custom_field_create(*, tenant: Reseller, actor: User | None, field_name: str
                            field_description=field_description, filterable=filterable)
     return outbox_enqueue(tenant=tenant, actor=actor, kind=Kind.CUSTOM_FIELD_CREATE,
                           payload=spec.to_json(),
-                          summary=f"Custom field {spec.field_name} ({type})")
+                          summary=f"Custom field {spec.field_name}, type "
+                                  f"{CustomField.Type(type).label}")
 
 
 # -- webhooks -----------------------------------------------------------------------------------
@@ -240,7 +280,45 @@ def subscription_create(*, tenant: Reseller, actor: User | None, webhook_url: st
     payload = {"webhookUrl": webhook_url, "eventName": event_name, "emails": list(emails),
                "auth": auth}
     return outbox_enqueue(tenant=tenant, actor=actor, kind=Kind.SUBSCRIBE, payload=payload,
-                          summary=f"Subscribe {webhook_url} to {event_name}")
+                          summary=f"Subscribe {webhook_url} to “"
+                                  f"{webhook_event_label(event_name)}”")
+
+
+ALREADY_SUBSCRIBED = ("Already delivered to this URL: %(events)s. A URL receives each event "
+                      "once; untick %(them)s or use another URL.")
+
+
+def subscription_duplicates_check(*, tenant: Reseller, webhook_url: str,
+                                  event_names: Sequence[str]) -> None:
+    """Refuse events that the URL already receives, or is about to (a queued subscription): a
+    second subscription would deliver every such event twice. ValidationError on
+    `event_names`."""
+    taken = subscription_events_taken(tenant=tenant, webhook_url=webhook_url)
+    again = [name for name in event_names if name in taken]
+    if again:
+        raise ValidationError({"event_names": ALREADY_SUBSCRIBED % {
+            "events": ", ".join(f"“{webhook_event_label(name)}”" for name in again),
+            "them": "it" if len(again) == 1 else "them"}})
+
+
+@transaction.atomic
+def subscriptions_create(*, tenant: Reseller, actor: User | None, webhook_url: str,
+                         event_names: Sequence[str], emails: Sequence[str] = (),
+                         auth_username: str = "", auth_password: str = "") -> list[OutboxEntry]:
+    """Subscribe a URL to several events at once: the provider takes one event per
+    subscription, so one is queued for each (`subscription_create`), in the order given.
+
+    Events the URL already receives, or is about to, are refused (ValidationError on
+    `event_names`, nothing queued), as is an empty choice.
+    """
+    names = list(dict.fromkeys(event_names))
+    if not names:
+        raise ValidationError({"event_names": REQUIRED})
+    subscription_duplicates_check(tenant=tenant, webhook_url=webhook_url, event_names=names)
+    return [subscription_create(tenant=tenant, actor=actor, webhook_url=webhook_url,
+                                event_name=name, emails=emails, auth_username=auth_username,
+                                auth_password=auth_password)
+            for name in names]
 
 
 @transaction.atomic
@@ -257,8 +335,8 @@ def subscription_delete(*, tenant: Reseller, actor: User | None,
         return open_entry
     return outbox_enqueue(tenant=tenant, actor=actor, kind=Kind.UNSUBSCRIBE,
                           payload={"subscriptionId": subscription.remote_id},
-                          summary=f"Unsubscribe {subscription.webhook_url} from "
-                                  f"{subscription.event_name}")
+                          summary=f"Unsubscribe {subscription.webhook_url} from “"
+                                  f"{subscription.event_label}”")
 
 
 # -- a location's listing status, refreshed on request ------------------------------------------
@@ -348,7 +426,8 @@ def _refresh_failed(*, tenant: Reseller, actor: User | None, business: Business,
 def hierarchy_update(*, tenant: Reseller, actor: User | None, business: Business,
                      levels: dict[str, str]) -> OutboxEntry:
     """Queue a location's whole hierarchy mapping for the provider (which replaces the mapping
-    it holds with exactly these levels); the mirror follows once the provider accepts it."""
+    it holds with exactly these levels); the mirror follows once the provider accepts it. The
+    levels keep the order of `levels` all the way: sent, mirrored and shown in it."""
 
     if not business.is_location:
         raise ValueError("Hierarchy levels belong to locations only.")
@@ -358,10 +437,12 @@ def hierarchy_update(*, tenant: Reseller, actor: User | None, business: Business
     if any(not name or not value for name, value in clean.items()):
         raise ValueError("Every level needs a name and a value.")
     summary = "Hierarchy: " + ", ".join(f"{name}={value}" for name, value in clean.items())
+    # A PostgreSQL JSON object keeps no order: the names in the order entered go beside it.
+    payload = {"levels": clean, "order": list(clean)}
     with transaction.atomic():
         entry = outbox_enqueue(tenant=tenant, actor=actor,
                                kind=OutboxEntry.Kind.HIERARCHY_UPDATE,
-                               payload={"levels": clean}, business=business, summary=summary)
+                               payload=payload, business=business, summary=summary)
         audit_record(tenant=tenant, actor=actor, action="hierarchy.update_requested",
                      obj=business, summary={"business": business.remote_id, "levels": clean,
                                             "outbox": entry.pk})

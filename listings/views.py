@@ -5,6 +5,7 @@ configuration and webhook subscriptions. Thin: reads come from selectors, writes
 from __future__ import annotations
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect
 from django.views.generic import TemplateView
@@ -12,8 +13,10 @@ from django.views.generic import TemplateView
 from accounts.tenant_views import BusinessTabMixin, TenantViewMixin
 from listings import selectors, services
 from listings.forms import CustomFieldForm, SubscriptionForm
+from listings.models import webhook_event_label
 from outbox.models import OutboxEntry
 from portal.exceptions import ProviderUnavailable
+from portal.forms import add_service_errors
 from portal.pagination import paginate
 
 Kind = OutboxEntry.Kind
@@ -34,6 +37,10 @@ class BusinessQnaView(BusinessTabMixin, TemplateView):
             QNA_PAGE_SIZE)
         context["deletion"] = selectors.qna_deletion_latest(tenant=self.tenant,
                                                             business=business)
+        # What a deletion would cover (for a container, the questions of its locations too):
+        # without any, the page offers no deletion.
+        context["deletable_count"] = selectors.qna_question_count(tenant=self.tenant,
+                                                                  business=business)
         return context
 
 
@@ -45,17 +52,22 @@ class QnaDeleteConfirmView(BusinessTabMixin, TemplateView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         business = context["business"]
-        context["question_count"] = selectors.question_list(tenant=self.tenant,
-                                                            business=business).count()
+        context["question_count"] = selectors.qna_question_count(tenant=self.tenant,
+                                                                 business=business)
         context["deletion"] = selectors.qna_deletion_latest(tenant=self.tenant,
                                                             business=business)
         return context
 
     def post(self, request, *args, **kwargs):
         business = self.get_business()
-        services.qna_delete_all(tenant=self.tenant, actor=request.user, business=business)
-        messages.success(request, f"Deletion of all Q&A of {business.name} is queued. The list "
-                                  "updates once the provider confirms it.")
+        try:
+            services.qna_delete_all(tenant=self.tenant, actor=request.user, business=business)
+        except ValidationError as exc:
+            for message in exc.messages:
+                messages.error(request, message)
+        else:
+            messages.success(request, f"Deletion of all Q&A of {business.name} is queued. The "
+                                      "list updates once the provider confirms it.")
         return redirect("business_qna", slug=self.tenant.slug, remote_id=business.remote_id)
 
 
@@ -84,14 +96,7 @@ class CustomFieldListView(TenantViewMixin, TemplateView):
         if entry is None or entry.state not in (OutboxEntry.State.REJECTED,
                                                 OutboxEntry.State.FAILED):
             raise Http404("No such refused change.")
-        payload = entry.payload
-        form = CustomFieldForm({
-            "field_name": payload.get("fieldName", ""), "type": payload.get("type", ""),
-            "default_value": payload.get("defaultValue", ""),
-            "drop_down_options": "\n".join(payload.get("dropDownOptions") or []),
-            "field_description": payload.get("fieldDescription", ""),
-            "filterable": str(payload.get("filterable", "")).lower() == "true",
-        }, tenant=self.tenant)
+        form = CustomFieldForm.from_payload(entry.payload, tenant=self.tenant)
         form.is_valid()
         message = f"The provider refused it: {entry.provider_message or entry.last_error}"
         if entry.provider_code is not None:
@@ -105,12 +110,8 @@ class CustomFieldListView(TenantViewMixin, TemplateView):
         form = CustomFieldForm(request.POST, tenant=self.tenant)
         if not form.is_valid():
             return self.render_to_response(self.get_context_data(form=form))
-        data = form.cleaned_data
-        services.custom_field_create(
-            tenant=self.tenant, actor=request.user, field_name=data["field_name"],
-            type=data["type"], default_value=data["default_value"],
-            drop_down_options=data["drop_down_options"],
-            field_description=data["field_description"], filterable=data["filterable"])
+        data = form.create_arguments()
+        services.custom_field_create(tenant=self.tenant, actor=request.user, **data)
         messages.success(request, f"Custom field “{data['field_name']}” is queued; it is listed "
                                   "once the provider accepts it.")
         return redirect("custom_field_list", slug=self.tenant.slug)
@@ -118,12 +119,38 @@ class CustomFieldListView(TenantViewMixin, TemplateView):
 
 # -- AI search ----------------------------------------------------------------------------------
 
+# The provider's codes on this page (interface.md shows CREDIT_SYSTEM and Monthly), in words.
+AI_SEARCH_BILLING_LABELS = {"CREDIT_SYSTEM": "Paid with credits from the account's balance"}
+AI_SEARCH_FREQUENCY_LABELS = {"DAILY": "Every day", "WEEKLY": "Every week",
+                              "MONTHLY": "Every month", "QUARTERLY": "Every quarter",
+                              "YEARLY": "Every year"}
+
+
+def provider_code_label(code: str, labels: dict[str, str]) -> str:
+    """A provider's code as words: its known label, else the code with its underscores and
+    capitals undone ("PAY_PER_USE" reads "Pay per use"), never the bare code."""
+    code = (code or "").strip()
+    if not code:
+        return ""
+    known = labels.get(code.upper())
+    if known:
+        return known
+    words = code.replace("_", " ").replace("-", " ")
+    return words[:1].upper() + words[1:].lower() if words.isupper() or "_" in code else words
+
+
 class AiSearchView(TenantViewMixin, TemplateView):
     template_name = "listings/ai_search.html"
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        context["configuration"] = selectors.ai_search_configuration_get(tenant=self.tenant)
+        configuration = selectors.ai_search_configuration_get(tenant=self.tenant)
+        context["configuration"] = configuration
+        if configuration is not None:
+            context["billing_type_label"] = provider_code_label(configuration.billing_type,
+                                                                AI_SEARCH_BILLING_LABELS)
+            context["frequency_label"] = provider_code_label(configuration.frequency,
+                                                             AI_SEARCH_FREQUENCY_LABELS)
         return context
 
     def post(self, request, *args, **kwargs):
@@ -148,20 +175,28 @@ class SubscriptionListView(TenantViewMixin, TemplateView):
         context["changes"] = selectors.outbox_entry_list(
             tenant=self.tenant, kinds=[Kind.SUBSCRIBE, Kind.UNSUBSCRIBE])[:RECENT_CHANGES]
         if self.may_change:
-            context["form"] = form or SubscriptionForm()
+            context["form"] = form or SubscriptionForm(tenant=self.tenant)
         return context
 
     def post(self, request, *args, **kwargs):
-        form = SubscriptionForm(request.POST)
+        form = SubscriptionForm(request.POST, tenant=self.tenant)
         if not form.is_valid():
             return self.render_to_response(self.get_context_data(form=form))
-        data = form.cleaned_data
-        services.subscription_create(
-            tenant=self.tenant, actor=request.user, webhook_url=data["webhook_url"],
-            event_name=data["event_name"], emails=data["emails"],
-            auth_username=data["auth_username"], auth_password=data["auth_password"])
-        messages.success(request, f"Subscription of {data['webhook_url']} to "
-                                  f"{data['event_name']} is queued.")
+        try:
+            entries = services.subscriptions_create(tenant=self.tenant, actor=request.user,
+                                                    **form.cleaned_data)
+        except ValidationError as exc:  # a twin request queued the same events meanwhile
+            add_service_errors(form, exc)
+            return self.render_to_response(self.get_context_data(form=form))
+        url = form.cleaned_data["webhook_url"]
+        events = ", ".join(f"“{webhook_event_label(entry.payload['eventName'])}”"
+                           for entry in entries)
+        if len(entries) == 1:
+            message = f"The subscription of {url} to {events} is queued."
+        else:
+            message = (f"{len(entries)} subscriptions of {url} are queued, one per event as "
+                       f"the provider takes them: {events}.")
+        messages.success(request, message)
         return redirect("subscription_list", slug=self.tenant.slug)
 
 
@@ -184,6 +219,10 @@ class SubscriptionDeleteConfirmView(TenantViewMixin, TemplateView):
         subscription = self.get_subscription()
         services.subscription_delete(tenant=self.tenant, actor=request.user,
                                      subscription=subscription)
-        messages.success(request, f"Removal of the subscription of {subscription.webhook_url} "
-                                  f"to {subscription.event_name} is queued.")
+        message = (f"Removal of the subscription of {subscription.webhook_url} to "
+                   f"“{subscription.event_label}” is queued.")
+        if subscription.is_live_update_hook:
+            message += (" The portal's live updates for this event stop once the provider "
+                        "confirms it; turn them on again on the Events page.")
+        messages.success(request, message)
         return redirect("subscription_list", slug=self.tenant.slug)

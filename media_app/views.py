@@ -8,7 +8,7 @@ from django.shortcuts import redirect
 from django.utils.decorators import method_decorator
 from django.views.generic import TemplateView
 
-from accounts.tenant_views import BusinessTabMixin
+from accounts.tenant_views import BusinessTabMixin, locations_only
 from media_app import selectors
 from media_app.forms import MediaAddForm, MediaFilterForm
 from media_app.services import media_add
@@ -20,6 +20,7 @@ GALLERY_PAGE_SIZE = 24
 # The gallery shows each photo from the public address the provider holds for it.
 @method_decorator(csp_update({"img-src": ["https:"]}), name="dispatch")
 class BusinessMediaView(BusinessTabMixin, TemplateView):
+    business_types = locations_only("Photos and videos")
     template_name = "media_app/media.html"
 
     def get_context_data(self, form=None, **kwargs):

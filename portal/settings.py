@@ -87,6 +87,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # After the sign-in is known: dates in the member's own time zone.
+    "portal.middleware.MemberTimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as django-axes asks: it turns a locked-out sign-in into the lockout page.
@@ -128,6 +130,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         {"timeout": 20, "transaction_mode": "IMMEDIATE",
          "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"}
     )
+    # The covering indexes' INCLUDE columns are for PostgreSQL's index-only scans; SQLite
+    # builds the same indexes without them, which is all it needs (models.W040 says so).
+    SILENCED_SYSTEM_CHECKS = ["models.W040"]
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
@@ -187,6 +192,14 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = env.str("TIME_ZONE", default="UTC")
 USE_I18N = True
 USE_TZ = True
+# One way to write a moment and a day on every page, the admin's included: the same as the
+# `when` and `day` template filters (portal.templatetags.portal_tags). The locale's formats
+# win over these settings, so portal/formats/en says the same for English.
+DATETIME_FORMAT = "M j, Y, H:i T"
+DATE_FORMAT = "M j, Y"
+SHORT_DATETIME_FORMAT = DATETIME_FORMAT
+SHORT_DATE_FORMAT = DATE_FORMAT
+FORMAT_MODULE_PATH = ["portal.formats"]
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / env.str("STATIC_ROOT", default=str(DATA_DIR / "staticfiles"))
@@ -247,8 +260,10 @@ OUTBOX_SENDING_STALE_SECONDS = env.int("OUTBOX_SENDING_STALE_SECONDS", default=3
 OUTBOX_SWEEP_SECONDS = env.int("OUTBOX_SWEEP_SECONDS", default=60)
 
 # Celery. Without a broker URL, kombu's filesystem transport under data/ needs no server.
-CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="") or "filesystem://"
-if CELERY_BROKER_URL == "filesystem://":
+# The filesystem transport ignores the host, but kombu warns "No hostname was supplied" in
+# every process that sends or receives when the URL names none.
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="") or "filesystem://localhost/"
+if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = DATA_DIR / "broker"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),
@@ -332,6 +347,13 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }
+# The development server's line per request. `make demo` turns it off: the first sync alone
+# makes about a thousand requests to the embedded sandbox, and its events arrive every few
+# seconds. Failed requests (5xx) are still logged.
+ACCESS_LOG = env.bool("ACCESS_LOG", default=True)
+if not ACCESS_LOG:
+    LOGGING["loggers"]["django.server"] = {"level": "ERROR", "handlers": ["console"],
+                                           "propagate": False}
 # Error reports hide every value whose name looks secret (api_key, token, password...) and the
 # password of every URL with credentials.
 DEFAULT_EXCEPTION_REPORTER_FILTER = "portal.logging.RedactingExceptionReporterFilter"
@@ -347,7 +369,8 @@ REST_FRAMEWORK = {
         "rest_framework.filters.OrderingFilter",
     ],
     "DEFAULT_PAGINATION_CLASS": "portal.api.base.LimitOffset",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Groups operations by resource and keeps developers' docstrings out of the reference.
+    "DEFAULT_SCHEMA_CLASS": "portal.api.schema.PortalAutoSchema",
     "EXCEPTION_HANDLER": "portal.api.errors.api_exception_handler",
     "DEFAULT_THROTTLE_RATES": {"api": env.str("API_THROTTLE_RATE", default="600/min")},
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
@@ -374,10 +397,13 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "ChangeStateEnum": "outbox.models.OutboxEntry.State",
         "ProviderEventStateEnum": "events.models.ProviderEvent.State",
+        # A subscription's one event and a new one's several share the provider's event names.
+        "EventNameEnum": "listings.forms.EVENT_NAMES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "portal.api.errors.add_standard_errors",
+        "portal.api.schema.add_tag_descriptions",
     ],
 }
 

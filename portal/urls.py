@@ -4,9 +4,10 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import (
     SpectacularAPIView,
-    SpectacularRedocView,
     SpectacularSwaggerSplitView,
 )
+
+from portal.api.docs_views import RedocView
 
 # Every page of a reseller lives under /t/<slug>/; each app contributes its own part.
 tenant_patterns = [
@@ -32,7 +33,7 @@ api_tenant_patterns = [
 # Redoc injects the style of its components at run time and builds its search index in a
 # worker from a blob: URL; neither can be moved to a file, so only this page allows them.
 redoc_view = csp_update({"style-src": ["'unsafe-inline'"], "worker-src": ["'self'", "blob:"]})(
-    SpectacularRedocView.as_view(url_name="api_schema", template_name="api/redoc.html"))
+    RedocView.as_view(url_name="api_schema", template_name="api/redoc.html"))
 
 urlpatterns = [
     path("admin/", admin.site.urls),

@@ -8,18 +8,10 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from reviews_app.labels import REVIEW_SOURCE_LABELS, review_source_label
 from reviews_app.selectors import COMPETITOR_SORTS
 
-# Lower-case review source aliases (sourceAlias of count-by-rating), in the neutral names the
-# interface uses; the embedded sandbox seeds reviews under the same aliases.
-REVIEW_SOURCES = (
-    ("profile", "Business profile"),
-    ("maps", "Maps"),
-    ("engine", "Search engine"),
-    ("social", "Social network"),
-    ("provider", "Provider's own site"),
-    ("directory", "Directories"),
-)
+REVIEW_SOURCES = tuple(REVIEW_SOURCE_LABELS.items())
 
 
 class DateInput(forms.DateInput):
@@ -88,7 +80,8 @@ class CompetitorFilterForm(forms.Form):
     def __init__(self, *args, brands: list[str], sources: list[str], **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["brand"].choices = [("", "All brands"), *((b, b) for b in brands)]
-        self.fields["source"].choices = [("", "All sources"), *((s, s) for s in sources)]
+        self.fields["source"].choices = [("", "All sources"),
+                                         *((s, review_source_label(s)) for s in sources)]
 
     def values(self) -> dict[str, str]:
         """The valid filters; invalid ones are dropped (and shown on their field)."""
@@ -98,9 +91,35 @@ class CompetitorFilterForm(forms.Form):
 
 
 class RankingForm(forms.Form):
+    business = forms.TypedChoiceField(
+        label="Ranking of", coerce=int, required=False,
+        help_text="An enterprise against its own competitors, or the whole account against "
+                  "every competitor of its brands.")
     metric = forms.ChoiceField(label="Compare", required=False, choices=[
         ("rating", "Average rating"), ("positive", "Share of positive mentions (%)"),
         ("count", "Number of reviews")])
+
+    def __init__(self, *args, enterprises, account_number: int, account_name: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.account_number = account_number
+        # An enterprise by default: the account mixes every trade of the agency together.
+        self.default = enterprises[0].remote_id if enterprises else account_number
+        self.fields["business"].choices = [
+            *((e.remote_id, e.name) for e in enterprises),
+            (account_number, f"{account_name} (whole account, all brands together)")]
+        if not self.data.get("business"):
+            # The select shows what is ranked, and a link to the page keeps it.
+            self.data = self.data.copy()
+            self.data["business"] = str(self.default)
+
+    def chosen(self) -> tuple[int, str]:
+        """The business to rank (the default when none or an unknown one is asked) and the
+        measure; a value that is not valid shows its error on its field."""
+        self.is_valid()
+        cleaned = getattr(self, "cleaned_data", {})
+        business = cleaned.get("business")
+        return (self.default if business in (None, "") else business,
+                cleaned.get("metric") or "rating")
 
 
 class SurveyFilterForm(DateRangeMixin, forms.Form):
@@ -110,15 +129,20 @@ class SurveyFilterForm(DateRangeMixin, forms.Form):
 
     def __init__(self, *args, surveys, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["survey"].choices = [(s.remote_id, f"{s} ({s.remote_id})") for s in surveys]
+        self.fields["survey"].choices = [
+            (s.remote_id, f"{s} ({s.remote_id})"
+                          f"{' – unknown to the provider' if s.unknown_since else ''}")
+            for s in surveys]
 
 
 class SurveyAddForm(forms.Form):
     remote_id = forms.IntegerField(label="Survey id", min_value=1, max_value=2**63 - 1,
-                                   help_text="The provider's id of the survey; its responses "
-                                             "are mirrored from the next sync.")
+                                   help_text="The provider's id of the survey, checked with the "
+                                             "provider; its responses are mirrored from the "
+                                             "next sync.")
     name = forms.CharField(label="Name", required=False, max_length=255,
-                           help_text="Optional; taken from the responses when left empty.")
+                           help_text="Optional; the provider's name of the survey when left "
+                                     "empty.")
 
     def __init__(self, *args, existing: set[int], **kwargs):
         super().__init__(*args, **kwargs)

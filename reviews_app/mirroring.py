@@ -72,14 +72,23 @@ def competitor_metrics_mark_removed(*, tenant: Reseller, started_at: datetime) -
     return mark_removed(CompetitorMetric.objects.filter(reseller=tenant), seen_at=started_at)
 
 
-def competitive_ranking_mirror(*, tenant: Reseller, ranking: provider_types.CompetitiveRanking,
-                               seen_at: datetime) -> None:
-    upsert(CompetitiveRanking, [CompetitiveRanking(
-        reseller=tenant, remote_id=tenant.account_number, name=ranking.name or "",
+def competitive_ranking_row(*, tenant: Reseller, remote_id: int,
+                            ranking: provider_types.CompetitiveRanking,
+                            seen_at: datetime) -> CompetitiveRanking:
+    """The row of one business's ranking (not saved)."""
+    return CompetitiveRanking(
+        reseller=tenant, remote_id=remote_id, name=ranking.name or "",
         count=ranking.count or 0, positive_count=ranking.positive_count or 0,
         neutral_count=ranking.neutral_count or 0, negative_count=ranking.negative_count or 0,
         rating=_decimal(ranking.rating), competitors=list(ranking.raw.get("competitors") or []),
         raw=dict(ranking.raw), last_seen_at=seen_at, removed_at=None,
+    )
+
+
+def competitive_ranking_mirror(*, tenant: Reseller, ranking: provider_types.CompetitiveRanking,
+                               seen_at: datetime) -> None:
+    upsert(CompetitiveRanking, [competitive_ranking_row(
+        tenant=tenant, remote_id=tenant.account_number, ranking=ranking, seen_at=seen_at,
     )], unique_fields=["reseller", "remote_id"],
         update_fields=["name", "count", "positive_count", "neutral_count", "negative_count",
                        "rating", "competitors"])

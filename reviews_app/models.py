@@ -5,6 +5,7 @@ from django.db import models
 
 from portal.models import Mirrored
 from portal.tenancy import TenantOwned
+from reviews_app.labels import review_source_label
 
 
 class ReviewCount(Mirrored):
@@ -45,7 +46,11 @@ class CompetitorMetric(Mirrored):
         ordering = ["competitor_brand", "competitor_location", "source"]
 
     def __str__(self) -> str:
-        return f"{self.competitor_brand} – {self.competitor_location} ({self.source})"
+        return f"{self.competitor_brand} – {self.competitor_location} ({self.source_label})"
+
+    @property
+    def source_label(self) -> str:
+        return review_source_label(self.source)
 
 
 class CompetitiveRanking(Mirrored):
@@ -77,6 +82,12 @@ class Survey(TenantOwned):
     remote_id = models.BigIntegerField()
     name = models.CharField(max_length=255, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # A survey followed once can be deleted in the provider's account later: the sync then
+    # skips it (instead of failing on it every night) and the page asks to unfollow it.
+    unknown_since = models.DateTimeField(
+        null=True, blank=True,
+        help_text="When the provider first answered that it has no such survey; empty while "
+                  "it knows the survey.")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["reseller", "remote_id"],

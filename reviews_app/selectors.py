@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from django.db.models import Q, QuerySet
+from django.db.models import Case, IntegerField, Q, QuerySet, Value, When
 
-from accounts.models import Reseller
+from accounts.models import Business, Reseller
 from reviews_app.models import CompetitiveRanking, CompetitorMetric, Survey, SurveyResponse
 
 # The sort orders a user may choose (the only values that reach `order_by`), each with a
@@ -52,8 +52,29 @@ def competitive_ranking_get(*, tenant: Reseller) -> CompetitiveRanking | None:
                                              removed_at__isnull=True).first()
 
 
+# The businesses the provider ranks against their own competitors: an enterprise owns its
+# competitor brands, while the account (or a sub-reseller) would put all its trades together.
+RANKED_TYPES = (Business.Type.ENTERPRISE_LOCATION, Business.Type.ENTERPRISE_PRODUCT)
+
+
+def ranking_enterprise_list(*, tenant: Reseller) -> QuerySet[Business]:
+    """The enterprises a ranking can be asked for, by name."""
+    return (Business.objects.filter(reseller=tenant, type__in=RANKED_TYPES,
+                                    removed_at__isnull=True)
+            .order_by("name", "remote_id").only("remote_id", "name", "type"))
+
+
+def business_kind_get(*, tenant: Reseller, remote_id: int) -> Business | None:
+    """A business of the account by number, whatever its type (to say why it has no ranking)."""
+    return (Business.objects.filter(reseller=tenant, remote_id=remote_id, removed_at__isnull=True)
+            .only("remote_id", "name", "type").first())
+
+
 def survey_list(*, tenant: Reseller) -> QuerySet[Survey]:
-    return Survey.objects.filter(reseller=tenant).order_by("name", "remote_id")
+    """By name; a survey without one ("Survey 123") after the named ones."""
+    unnamed_last = Case(When(name="", then=Value(1)), default=Value(0),
+                        output_field=IntegerField())
+    return Survey.objects.filter(reseller=tenant).order_by(unnamed_last, "name", "remote_id")
 
 
 def survey_get(*, tenant: Reseller, remote_id: int) -> Survey | None:
@@ -71,6 +92,10 @@ def survey_response_list(*, tenant: Reseller, survey: Survey,
     if date_to:
         queryset = queryset.filter(response_date__lte=date_to)
     return queryset.defer("answers", "raw").order_by("-response_date", "-remote_id")
+
+
+def survey_response_count(*, tenant: Reseller, survey: Survey) -> int:
+    return SurveyResponse.objects.filter(reseller=tenant, survey=survey).count()
 
 
 def survey_response_get(*, tenant: Reseller, remote_id: int) -> SurveyResponse | None:

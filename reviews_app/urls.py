@@ -9,6 +9,8 @@ urlpatterns = [
          name="competitor_metrics"),
     path("reports/ranking/", views.CompetitiveRankingView.as_view(), name="competitive_ranking"),
     path("reports/surveys/", views.SurveyResponsesView.as_view(), name="survey_responses"),
+    path("reports/surveys/<int:remote_id>/unfollow/", views.SurveyUnfollowConfirmView.as_view(),
+         name="survey_unfollow_confirm"),
     path("reports/surveys/responses/<int:remote_id>/", views.SurveyResponseDetailView.as_view(),
          name="survey_response_detail"),
 ]

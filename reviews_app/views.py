@@ -8,14 +8,17 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.generic import TemplateView
 
-from accounts.tenant_views import BusinessTabMixin, TenantViewMixin
+from accounts.tenant_views import BusinessTabMixin, TenantViewMixin, locations_only
 from portal.charts import PALETTE, Segment, bar_chart
 from portal.exceptions import ProviderUnavailable
+from portal.forms import add_service_errors
 from portal.pagination import paginate
 from reviews_app import selectors, services
 from reviews_app.forms import (
@@ -26,6 +29,7 @@ from reviews_app.forms import (
     SurveyAddForm,
     SurveyFilterForm,
 )
+from reviews_app.labels import language_label, parameter_label, question_type_label
 
 COMPETITORS_PAGE_SIZE = 25
 RESPONSES_PAGE_SIZE = 25
@@ -36,6 +40,7 @@ RATING_COLORS = {5: PALETTE["ok"], 4: PALETTE["ok"], 3: PALETTE["warn"], 2: PALE
 # -- reviews tab --------------------------------------------------------------------------------
 
 class BusinessReviewsView(BusinessTabMixin, TemplateView):
+    business_types = locations_only("Review counts")
     template_name = "reviews_app/reviews.html"
 
     def get_context_data(self, **kwargs):
@@ -101,17 +106,17 @@ class RankingRow:
     positive_percent: int | None
     neutral_percent: int | None
     negative_percent: int | None
-    is_account: bool = False
+    is_ranked: bool = False  # the business the ranking is of (the others are competitors)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any], *, is_account: bool = False) -> RankingRow:
+    def from_json(cls, data: dict[str, Any], *, is_ranked: bool = False) -> RankingRow:
         return cls(name=str(data.get("name") or ""), count=int(data.get("count") or 0),
                    rating=data.get("rating"), positive=int(data.get("positiveCount") or 0),
                    neutral=int(data.get("neutralCount") or 0),
                    negative=int(data.get("negativeCount") or 0),
                    positive_percent=data.get("positivePercent"),
                    neutral_percent=data.get("neutralPercent"),
-                   negative_percent=data.get("negativePercent"), is_account=is_account)
+                   negative_percent=data.get("negativePercent"), is_ranked=is_ranked)
 
     @property
     def positive_share(self) -> float:
@@ -129,32 +134,58 @@ METRICS = {
 
 
 class CompetitiveRankingView(TenantViewMixin, TemplateView):
+    """The ranking of one enterprise against its own competitors (asked of the provider, the
+    default), or of the whole account (mirrored by the sync)."""
+
     template_name = "reviews_app/competitive_ranking.html"
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        form = RankingForm(self.request.GET)
-        metric = (form.cleaned_data.get("metric") if form.is_valid() else "") or "rating"
+        enterprises = list(selectors.ranking_enterprise_list(tenant=self.tenant))
+        account_number = self.tenant.account_number
+        form = RankingForm(self.request.GET, enterprises=enterprises,
+                           account_number=account_number, account_name=self.tenant.name)
+        number, metric = form.chosen()
         context["form"] = form
-        ranking = selectors.competitive_ranking_get(tenant=self.tenant)
-        context["ranking"] = ranking
+        is_account = number == account_number
+        ranking = None
+        if is_account:
+            ranked_name = self.tenant.name
+            ranking = selectors.competitive_ranking_get(tenant=self.tenant)
+        else:
+            business = next(e for e in enterprises if e.remote_id == number)
+            ranked_name = business.name
+            try:
+                fetched = services.competitive_ranking_fetch(tenant=self.tenant,
+                                                             business=business)
+            except ProviderUnavailable as exc:
+                context["provider_error"] = str(exc)
+            else:
+                ranking, context["from_cache"] = fetched.ranking, fetched.from_cache
+                context["window"] = services.report_window()
+        context.update(ranking=ranking, ranked_name=ranked_name, is_account=is_account,
+                       has_enterprises=bool(enterprises))
         if ranking is None:
             return context
-        account = RankingRow.from_json(ranking.raw or {}, is_account=True)
-        account.name = ranking.name or account.name or self.tenant.name
-        account.count, account.rating = ranking.count, ranking.rating
-        account.positive, account.neutral = ranking.positive_count, ranking.neutral_count
-        account.negative = ranking.negative_count
-        rows = [account, *(RankingRow.from_json(c) for c in ranking.competitors
-                           if isinstance(c, dict))]
+        ranked = RankingRow.from_json(ranking.raw or {}, is_ranked=True)
+        # The provider names the account by its own record ("Northwind Digital"); people
+        # know it by the reseller's name in this portal.
+        ranked.name = ranked_name
+        ranked.count, ranked.rating = ranking.count, ranking.rating
+        ranked.positive, ranked.neutral = ranking.positive_count, ranking.neutral_count
+        ranked.negative = ranking.negative_count
+        competitors = [RankingRow.from_json(c) for c in ranking.competitors
+                       if isinstance(c, dict)]
+        rows = [ranked, *competitors]
         title, value_of = METRICS[metric]
         rows.sort(key=lambda row: (-value_of(row), row.name))
         context["rows"] = rows
+        context["competitor_count"] = len(competitors)
         context["metric_title"] = title
         context["chart"] = bar_chart(
-            [Segment(f"{row.name} (you)" if row.is_account else row.name, value_of(row),
-                     PALETTE["info"] if row.is_account else PALETTE["muted"]) for row in rows],
-            title=f"{title}: {account.name} against its competitors", label_width=190,
+            [Segment(row.name, value_of(row),
+                     PALETTE["info"] if row.is_ranked else PALETTE["muted"]) for row in rows],
+            title=f"{title}: {ranked_name} against its competitors", label_width=190,
             width=560)
         return context
 
@@ -176,6 +207,10 @@ class AnswerView:
     @property
     def is_matrix(self) -> bool:
         return self.type.startswith("matrix")
+
+    @property
+    def type_label(self) -> str:
+        return question_type_label(self.type)
 
     @property
     def choices(self) -> list[str]:
@@ -221,6 +256,7 @@ class SurveyResponsesView(TenantViewMixin, TemplateView):
         context = super().get_context_data(**kwargs)
         surveys = list(selectors.survey_list(tenant=self.tenant))
         context["surveys"] = surveys
+        context["unknown_surveys"] = [s for s in surveys if s.unknown_since is not None]
         if self.may_change:
             context["add_form"] = add_form or SurveyAddForm(existing=set())
         form = SurveyFilterForm(self.request.GET, surveys=surveys)
@@ -232,7 +268,9 @@ class SurveyResponsesView(TenantViewMixin, TemplateView):
             raise Http404("No such survey.")
         cleaned = form.cleaned_data
         by_id = {survey.remote_id: survey for survey in surveys}
-        survey = by_id.get(cleaned.get("survey")) or surveys[0]
+        # By default a survey the provider still knows, not one the sync now skips.
+        known = [s for s in surveys if s.unknown_since is None]
+        survey = by_id.get(cleaned.get("survey")) or (known or surveys)[0]
         context["survey"] = survey
         context["page_obj"] = paginate(
             self.request,
@@ -245,15 +283,50 @@ class SurveyResponsesView(TenantViewMixin, TemplateView):
     def post(self, request, *args, **kwargs):
         existing = {s.remote_id for s in selectors.survey_list(tenant=self.tenant)}
         form = SurveyAddForm(request.POST, existing=existing)
-        if not form.is_valid():
+        survey = None
+        if form.is_valid():
+            try:
+                survey = services.survey_follow(tenant=self.tenant, actor=request.user,
+                                                remote_id=form.cleaned_data["remote_id"],
+                                                name=form.cleaned_data["name"])
+            except ValidationError as exc:
+                add_service_errors(form, exc)
+            except ProviderUnavailable as exc:
+                form.add_error(None, f"The survey id could not be checked with the provider, "
+                                     f"so nothing was saved. {exc}")
+        if survey is None:
             return self.render_to_response(self.get_context_data(add_form=form))
-        survey = services.survey_add(tenant=self.tenant, actor=request.user,
-                                     remote_id=form.cleaned_data["remote_id"],
-                                     name=form.cleaned_data["name"])
-        messages.success(request, f"Survey {survey.remote_id} was added; its responses are "
-                                  "mirrored by the next sync.")
+        messages.success(request, f"{survey} ({survey.remote_id}) is followed; its responses "
+                                  "are mirrored by the next sync.")
         return redirect(f"{reverse('survey_responses', args=[self.tenant.slug])}"
                         f"?survey={survey.remote_id}")
+
+
+class SurveyUnfollowConfirmView(TenantViewMixin, TemplateView):
+    template_name = "reviews_app/survey_unfollow_confirm.html"
+
+    def get_survey(self):
+        survey = selectors.survey_get(tenant=self.tenant, remote_id=self.kwargs["remote_id"])
+        if survey is None:
+            raise Http404("No such survey.")
+        return survey
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        survey = self.get_survey()
+        context["survey"] = survey
+        context["response_count"] = selectors.survey_response_count(tenant=self.tenant,
+                                                                    survey=survey)
+        return context
+
+    def post(self, request, *args, **kwargs):
+        survey = self.get_survey()
+        removed = services.survey_unfollow(tenant=self.tenant, actor=request.user,
+                                           survey=survey)
+        gone = f"; its {removed} mirrored response{pluralize(removed)} went with it" if removed \
+            else ""
+        messages.success(request, f"{survey} ({survey.remote_id}) is no longer followed{gone}.")
+        return redirect("survey_responses", slug=self.tenant.slug)
 
 
 class SurveyResponseDetailView(TenantViewMixin, TemplateView):
@@ -267,6 +340,9 @@ class SurveyResponseDetailView(TenantViewMixin, TemplateView):
             raise Http404("No such survey response.")
         context["response"] = response
         context["answers"] = answer_views(response.answers)
-        context["extra_params"] = {**(response.raw.get("customParam") or {}),
-                                   **(response.raw.get("extraParams") or {})}
+        context["language"] = language_label(response.locale)
+        params = {**(response.raw.get("customParam") or {}),
+                  **(response.raw.get("extraParams") or {})}
+        context["extra_params"] = [(parameter_label(str(key)), value)
+                                   for key, value in params.items()]
         return context

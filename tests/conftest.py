@@ -102,20 +102,11 @@ def live_server(request, django_db_setup, django_db_blocker):
 def api_member():
     """An API client authenticated with a member's personal token:
     `client, membership = api_member(role, reseller=..., token_role=None, limited_to=...)`."""
-    from rest_framework.test import APIClient
-
     from accounts.models import Role
-    from accounts.tokens import api_token_create
-    from tests.factories import MembershipFactory, ResellerFactory
+    from tests.factories import MembershipFactory, ResellerFactory, token_client
 
     def make(role=Role.MANAGER, reseller=None, token_role=None, **extra):
         membership = MembershipFactory(role=role, reseller=reseller or ResellerFactory(), **extra)
-        with tenant_scope(membership.reseller):
-            _, plaintext = api_token_create(tenant=membership.reseller, actor=None,
-                                            user=membership.user, name="test",
-                                            role=token_role or role)
-        client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Bearer {plaintext}")
-        return client, membership
+        return token_client(membership, role=token_role), membership
 
     return make

@@ -69,3 +69,20 @@ class MembershipFactory(TenantRowFactory):
     user = factory.SubFactory(UserFactory)
     reseller = factory.SubFactory(ResellerFactory)
     role = Role.MANAGER
+
+
+def token_client(membership, role=None, name="test"):
+    """An API client authenticated with a new personal token of `membership`'s user, of the
+    member's own role unless `role` says otherwise."""
+    from rest_framework.test import APIClient
+
+    from accounts.tokens import api_token_create
+    from portal.tenancy import tenant_scope
+
+    with tenant_scope(membership.reseller):
+        _, plaintext = api_token_create(tenant=membership.reseller, actor=None,
+                                        user=membership.user, name=name,
+                                        role=role or membership.role)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {plaintext}")
+    return client

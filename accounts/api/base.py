@@ -8,16 +8,23 @@ import json
 
 from django.db import IntegrityError, transaction
 from django.http import Http404
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import permissions
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from accounts import access
+from accounts.business_types import EVERY_TYPE, BusinessTypes, locations_only, refusal_message
 from accounts.models import IdempotencyRecord
 from accounts.selectors import business_get, membership_for_entry
 from accounts.tokens import effective_role
 from portal.api.base import LimitOffset, TokenRateThrottle
+from portal.api.errors import ApiErrorSerializer, Conflict
+from portal.api.schema import PortalAutoSchema
 from portal.tenancy import enter_tenant_scope, exit_tenant_scope
+
+__all__ = ["BusinessAPIMixin", "IdempotentCreateMixin", "PolicyPermission", "TenantAPIMixin",
+           "locations_only"]
 
 
 class PolicyPermission(permissions.BasePermission):
@@ -100,9 +107,40 @@ class TenantAPIMixin:
         return context
 
 
+class BusinessTypesSchema(PortalAutoSchema):
+    """Documents the 409 of an operation that applies to some types of business only."""
+
+    def _get_response_bodies(self, direction="response"):
+        responses = super()._get_response_bodies(direction)
+        supported = getattr(self.view, "business_types", EVERY_TYPE)
+        if supported is not EVERY_TYPE and "409" not in responses:
+            responses["409"] = self._get_response_for_code(OpenApiResponse(
+                ApiErrorSerializer,
+                description=f"`unsupported_business_type`: {supported.subject} belong to a "
+                            "single location; a reseller or an enterprise has none."), "409")
+        return responses
+
+
 class BusinessAPIMixin(TenantAPIMixin):
     """An operation on one business, named by `remote_id` in the URL: 404 outside the tenant
-    or the member's subtree (the API's twin of `accounts.tenant_views.BusinessTabMixin`)."""
+    or the member's subtree (the API's twin of `accounts.tenant_views.BusinessTabMixin`).
+
+    `business_types` says which types of business the operation applies to
+    (`accounts.business_types`): any other is answered 409 `unsupported_business_type`, naming
+    the rule, and nothing is asked of the provider."""
+
+    business_types: BusinessTypes = EVERY_TYPE
+    schema = BusinessTypesSchema()
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if self.business_types is EVERY_TYPE:
+            return
+        business = self.get_business()
+        if not self.business_types.supports(business):
+            raise Conflict(f"{refusal_message(business, self.business_types)} Use one of its "
+                           f"locations: businesses/?type=Business&within={business.remote_id}.",
+                           code="unsupported_business_type")
 
     def get_business(self):
         if not hasattr(self, "_business"):

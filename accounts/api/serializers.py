@@ -1,5 +1,6 @@
 from rest_framework import serializers
 
+from accounts.audit_labels import action_label
 from accounts.models import AuditEvent, Business
 
 
@@ -24,12 +25,18 @@ class BusinessSerializer(serializers.ModelSerializer):
 
 class AuditEventSerializer(serializers.ModelSerializer):
     actor = serializers.CharField(source="actor_label", read_only=True)
+    action_label = serializers.SerializerMethodField(
+        help_text="What `action` means, in a sentence (as the portal's audit log shows it).")
     summary = serializers.JSONField(read_only=True)
 
     class Meta:
         model = AuditEvent
-        fields = ["id", "created_at", "actor", "action", "object_type", "object_id", "summary"]
+        fields = ["id", "created_at", "actor", "action", "action_label", "object_type",
+                  "object_id", "summary"]
         read_only_fields = fields
+
+    def get_action_label(self, event: AuditEvent) -> str:
+        return action_label(event.action)
 
 
 class AuditFilterSerializer(serializers.Serializer):

@@ -23,6 +23,8 @@ from portal.api.docs import ERRORS, READ_ERRORS
 class BusinessList(TenantAPIMixin, generics.ListAPIView):
     """Businesses the member may see, with the same filters and sorting as the portal's list."""
 
+    api_description = __doc__  # written for API users (portal.api.schema)
+
     serializer_class = BusinessSerializer
     filter_backends = [DjangoFilterBackend]
     filterset_class = BusinessFilterSet

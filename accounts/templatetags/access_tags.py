@@ -5,6 +5,8 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from accounts import access
+from accounts.business_types import view_business_types
+from accounts.models import Business
 
 register = template.Library()
 
@@ -30,3 +32,26 @@ def nav_link(context, url_name: str, label: str, *url_args, section: str = ""):
     if is_current:
         return format_html('<a href="{}" aria-current="page">{}</a>', href, label)
     return format_html('<a href="{}">{}</a>', href, label)
+
+
+@register.simple_tag(takes_context=True)
+def business_tab(context, url_name: str, label: str, business):
+    """A tab of one business: nothing when its page does not apply to this type of business
+    (the view's `business_types`) or the access policy refuses it."""
+    args = (context["tenant"].slug, business.remote_id)
+    if not view_business_types(url_name, *args).supports(business):
+        return ""
+    return nav_link(context, url_name, label, *args)
+
+
+@register.filter
+def type_label(value: str) -> str:
+    """A business type in words ("Enterprise (locations)"); a custom type as the provider
+    names it."""
+    return dict(Business.Type.choices).get(value, value)
+
+
+@register.filter
+def status_label(value: str) -> str:
+    """A business status in words ("Active")."""
+    return dict(Business.Status.choices).get(value, value)

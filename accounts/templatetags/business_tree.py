@@ -13,9 +13,11 @@ from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from accounts.links import business_detail_prefix
+from accounts.models import Business
 from accounts.selectors import TreeNode
 
 register = template.Library()
+STATUS_LABELS = dict(Business.Status.choices)
 
 
 @register.simple_tag
@@ -56,7 +58,8 @@ def _label(node: TreeNode, links: _Links) -> str:
         name = f'<a href="{links.detail(node.remote_id)}">{name}</a>'
     parts = [name, f'<span class="badge">{escape(str(node.type_label))}</span>']
     if node.status and node.status != "active":
-        parts.append(f'<span class="badge info">{escape(node.status)}</span>')
+        status = STATUS_LABELS.get(node.status, node.status)
+        parts.append(f'<span class="badge info">{escape(status)}</span>')
     if node.locations:
         parts.append(f'<a class="count" href="{links.within(node)}">{node.locations} '
                      f"location{pluralize(node.locations)}</a>")

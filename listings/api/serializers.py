@@ -70,6 +70,8 @@ class ListingPayloadSerializer(serializers.Serializer):
 class ListingSubmissionSerializer(serializers.ModelSerializer):
     """One submitted version of a listing and what became of it."""
 
+    api_description = __doc__  # written for API users (portal.api.schema)
+
     state = serializers.ChoiceField(choices=OutboxEntry.State.choices, read_only=True)
     outbox_entry_id = serializers.IntegerField(read_only=True, allow_null=True)
     provider_code = serializers.SerializerMethodField()
@@ -197,11 +199,19 @@ class QuestionSerializer(serializers.ModelSerializer):
 # -- custom fields ---------------------------------------------------------------------------------
 
 class CustomFieldSerializer(serializers.ModelSerializer):
+    default_value = serializers.SerializerMethodField(
+        help_text="Fits the type; for a date field, the day as YYYY-MM-DD.")
+
     class Meta:
         model = CustomField
         fields = ["remote_id", "field_name", "type", "default_value", "drop_down_options",
                   "field_description", "filterable", "last_seen_at"]
         read_only_fields = fields
+
+    def get_default_value(self, field) -> str:
+        # The API writes days as ISO 8601 everywhere; the provider keeps MM/DD/YYYY.
+        day = field.default_date
+        return day.isoformat() if day is not None else field.default_value
 
 
 class CustomFieldCreateSerializer(StrictSerializer):
@@ -215,7 +225,11 @@ class CustomFieldCreateSerializer(StrictSerializer):
     drop_down_options = serializers.ListField(child=serializers.CharField(), required=False,
                                               default=list,
                                               help_text="Only, and required, for drop-downs.")
-    default_value = serializers.CharField(required=False, allow_blank=True, default="")
+    default_value = serializers.CharField(
+        required=False, allow_blank=True, default="",
+        help_text="Must fit the type: a number, an http(s) URL, one of the options (several, "
+                  "comma-separated, for DROPDOWN_MULTI), or for a DATE field a day as "
+                  "YYYY-MM-DD (MM/DD/YYYY is read too).")
     field_description = serializers.CharField(required=False, allow_blank=True, default="",
                                               max_length=CUSTOM_FIELD_TEXT_MAX_LENGTH)
     filterable = serializers.BooleanField(required=False, default=False)
@@ -244,23 +258,47 @@ class AiSearchConfigurationSerializer(serializers.ModelSerializer):
 class SubscriptionSerializer(serializers.ModelSerializer):
     """A webhook subscription; its basic-auth password is never returned."""
 
+    api_description = __doc__  # written for API users (portal.api.schema)
+
+    event_label = serializers.CharField(read_only=True,
+                                        help_text="The event in words, as the portal shows it.")
+
     class Meta:
         model = Subscription
-        fields = ["remote_id", "event_name", "webhook_url", "emails", "last_seen_at"]
+        fields = ["remote_id", "event_name", "event_label", "webhook_url", "emails",
+                  "last_seen_at"]
         read_only_fields = fields
 
 
 class SubscriptionCreateSerializer(StrictSerializer):
     """The shape of the body; the rules are the portal form's
-    (`listings.forms.SubscriptionForm`)."""
+    (`listings.forms.SubscriptionForm`). The events come as `event_names` (one or several) or,
+    as before, one `event_name`; never both."""
 
     webhook_url = serializers.CharField(help_text="https only.")
-    event_name = serializers.ChoiceField(choices=EVENT_NAMES)
+    event_names = serializers.ListField(
+        child=serializers.ChoiceField(choices=EVENT_NAMES), required=False, allow_empty=False,
+        help_text="The events to deliver to the URL; one subscription is made for each.")
+    event_name = serializers.ChoiceField(
+        choices=EVENT_NAMES, required=False,
+        help_text="One event (instead of `event_names`); the answer is then that one change.")
     emails = serializers.ListField(child=serializers.CharField(), required=False, default=list)
     auth_username = serializers.CharField(required=False, allow_blank=True, default="")
     auth_password = serializers.CharField(required=False, allow_blank=True, default="",
                                           write_only=True,
                                           style={"input_type": "password"})
+
+    def validate(self, attrs):
+        # No event at all is the form's error, reported with the body's other mistakes.
+        if "event_names" in attrs and "event_name" in attrs:
+            raise serializers.ValidationError({"event_name": [
+                "Give the events in `event_names` only, not also in `event_name`."]})
+        return attrs
+
+
+class SubscriptionCreateResultSerializer(serializers.Serializer):
+    changes = ChangeSerializer(many=True, help_text="One queued subscription per event, in the "
+                                                    "order of `event_names`.")
 
 
 # -- hierarchy mapping ---------------------------------------------------------------------------
@@ -269,11 +307,14 @@ class SubscriptionCreateSerializer(StrictSerializer):
 class HierarchyWriteSerializer(StrictSerializer):
     """The whole mapping: the provider replaces what it holds with exactly these levels."""
 
+    api_description = __doc__  # written for API users (portal.api.schema)
+
     levels = serializers.DictField(
         child=serializers.CharField(max_length=LEVEL_VALUE_MAX, allow_blank=False,
                                     trim_whitespace=True),
         allow_empty=False,
-        help_text="Level name → value; every value non-empty, each name at most once.")
+        help_text="Level name → value; every value non-empty, each name at most once. The "
+                  "levels keep the order given here: sent to the provider and read back in it.")
 
     def validate_levels(self, levels):
         errors, seen, clean = {}, set(), {}
@@ -295,7 +336,8 @@ class HierarchyWriteSerializer(StrictSerializer):
 class HierarchySerializer(serializers.Serializer):
     business_number = serializers.IntegerField()
     levels = serializers.DictField(child=serializers.CharField(),
-                                   help_text="The levels the provider last accepted.")
+                                   help_text="The levels the provider last accepted, in the "
+                                             "order they were given.")
     latest_change = ChangeSerializer(allow_null=True,
                                      help_text="The latest change sent (or being sent).")
     requested_levels = serializers.DictField(

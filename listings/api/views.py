@@ -8,10 +8,12 @@ document: `listing_errors`), so the API refuses what the UI refuses."""
 from __future__ import annotations
 
 import django_filters
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import (
     OpenApiExample,
+    PolymorphicProxySerializer,
     extend_schema,
     extend_schema_view,
     inline_serializer,
@@ -21,7 +23,12 @@ from rest_framework import serializers as drf_serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
-from accounts.api.base import BusinessAPIMixin, IdempotentCreateMixin, TenantAPIMixin
+from accounts.api.base import (
+    BusinessAPIMixin,
+    IdempotentCreateMixin,
+    TenantAPIMixin,
+    locations_only,
+)
 from listings import selectors as listing_selectors
 from listings.api import serializers as s
 from listings.api.serializers import HierarchySerializer, HierarchyWriteSerializer
@@ -32,20 +39,26 @@ from listings.editor.editor import listing_errors
 from listings.editor.services import ListingBusy, listing_changes_prepare, listing_submit
 from listings.forms import SubscriptionForm
 from listings.models import Category, ListingVersion
-from listings.selectors import hierarchy_latest_update, hierarchy_level_list, listing_site_list
+from listings.selectors import (
+    hierarchy_latest_update,
+    hierarchy_level_list,
+    hierarchy_requested_levels,
+    listing_site_list,
+)
 from listings.services import (
     ai_search_configuration_refresh,
     custom_field_create,
     hierarchy_update,
     listing_status_refresh_request,
     qna_delete_all,
-    subscription_create,
     subscription_delete,
+    subscriptions_create,
 )
 from outbox.api.serializers import ChangeSerializer
 from outbox.api.views import change_location
 from portal.api.docs import ERRORS, IDEMPOTENCY_KEY, READ_ERRORS, REMOTE_ID
 from portal.api.errors import ApiErrorSerializer, Conflict
+from portal.api.serializers import form_errors
 
 
 def _invalid(fields: dict[str, list[str]]) -> exceptions.ValidationError:
@@ -57,6 +70,7 @@ def _invalid(fields: dict[str, list[str]]) -> exceptions.ValidationError:
 @extend_schema(summary="A location's listing: the current draft and the last accepted version",
                responses={200: s.ListingSerializer, **ERRORS})
 class ListingView(BusinessAPIMixin, generics.GenericAPIView):
+    business_types = locations_only("Listings")
     serializer_class = s.ListingSerializer
 
     def get(self, request, *args, **kwargs):
@@ -87,6 +101,9 @@ SUBMISSION_EXAMPLE = OpenApiExample(
 
 class ListingSubmissionList(IdempotentCreateMixin, BusinessAPIMixin, generics.ListAPIView):
     """The submitted versions of a location's listing, newest first; POST submits a change."""
+
+    business_types = locations_only("Listings")
+    api_description = __doc__  # written for API users (portal.api.schema)
 
     serializer_class = s.ListingSubmissionSerializer
 
@@ -136,6 +153,7 @@ class ListingSubmissionList(IdempotentCreateMixin, BusinessAPIMixin, generics.Li
 @extend_schema(summary="One submission of the listing (poll it)",
                responses={200: s.ListingSubmissionSerializer, **ERRORS})
 class ListingSubmissionDetail(BusinessAPIMixin, generics.RetrieveAPIView):
+    business_types = locations_only("Listings")
     serializer_class = s.ListingSubmissionSerializer
 
     def get_object(self):
@@ -149,6 +167,7 @@ class ListingSubmissionDetail(BusinessAPIMixin, generics.RetrieveAPIView):
 @extend_schema(summary="A location's listing status report and its sites",
                responses={200: s.ListingStatusSerializer, **ERRORS})
 class ListingStatusView(BusinessAPIMixin, generics.GenericAPIView):
+    business_types = locations_only("Listing status reports")
     serializer_class = s.ListingStatusSerializer
 
     def get(self, request, *args, **kwargs):
@@ -171,6 +190,7 @@ class ListingStatusView(BusinessAPIMixin, generics.GenericAPIView):
         "queued": drf_serializers.BooleanField()})},
 )
 class ListingStatusRefreshView(BusinessAPIMixin, generics.GenericAPIView):
+    business_types = locations_only("Listing status reports")
     serializer_class = s.ListingStatusSerializer
 
     def post(self, request, *args, **kwargs):
@@ -226,6 +246,8 @@ class CategoryFetchView(BusinessAPIMixin, generics.GenericAPIView):
 class QuestionList(BusinessAPIMixin, generics.ListAPIView):
     """A location's questions with their answers; DELETE queues the deletion of all of them."""
 
+    api_description = __doc__  # written for API users (portal.api.schema)
+
     serializer_class = s.QuestionSerializer
 
     def get_tenant_queryset(self):
@@ -237,7 +259,9 @@ class QuestionList(BusinessAPIMixin, generics.ListAPIView):
 
     @extend_schema(summary="Delete every question and answer of a location",
                    description="Queued for the provider: answers 202 with the change. A "
-                               "deletion already on its way is returned instead of a second.",
+                               "deletion already on its way is returned instead of a second. "
+                               "A business with no questions (nor any location under it) as "
+                               "of the last sync is refused: 400 on `business_number`.",
                    request=None, responses={202: ChangeSerializer, **ERRORS})
     def delete(self, request, *args, **kwargs):
         entry = qna_delete_all(tenant=self.tenant, actor=request.user,
@@ -249,6 +273,8 @@ class QuestionList(BusinessAPIMixin, generics.ListAPIView):
 
 class CustomFieldList(IdempotentCreateMixin, TenantAPIMixin, generics.ListAPIView):
     """The account's custom fields; POST queues a new one."""
+
+    api_description = __doc__  # written for API users (portal.api.schema)
 
     serializer_class = s.CustomFieldSerializer
 
@@ -311,6 +337,8 @@ class AiSearchRefresh(TenantAPIMixin, generics.GenericAPIView):
 class SubscriptionList(IdempotentCreateMixin, TenantAPIMixin, generics.ListAPIView):
     """The account's webhook subscriptions; POST queues a new one."""
 
+    api_description = __doc__  # written for API users (portal.api.schema)
+
     serializer_class = s.SubscriptionSerializer
 
     def get_tenant_queryset(self):
@@ -321,15 +349,27 @@ class SubscriptionList(IdempotentCreateMixin, TenantAPIMixin, generics.ListAPIVi
         return super().get(request, *args, **kwargs)
 
     @extend_schema(
-        summary="Subscribe a webhook",
-        description="Checked like the portal's form (https URL, a known event, email "
-                    "addresses, user name and password together), then queued: 202 with the "
-                    "change. The password is sent to the provider once and never returned.",
+        summary="Subscribe a webhook to one or several events",
+        description="Checked like the portal's form (https URL, known events, email "
+                    "addresses, user name and password together; an event the URL already "
+                    "receives, or is about to, is refused on `event_names`), then queued. The "
+                    "provider takes one event per subscription, so `event_names` queues one "
+                    "for each and answers 202 with `{\"changes\": [...]}`; a body with one "
+                    "`event_name` answers 202 with that one change, as it always did. The "
+                    "password is sent to the provider once and never returned.",
         request=s.SubscriptionCreateSerializer, parameters=[IDEMPOTENCY_KEY],
-        examples=[OpenApiExample("A listing webhook", request_only=True, value={
-            "webhook_url": "https://hooks.example.com/portal", "event_name": "LISTING_UPDATED",
-            "emails": ["ops@example.com"]})],
-        responses={202: ChangeSerializer, **ERRORS})
+        examples=[
+            OpenApiExample("A webhook for listings and surveys", request_only=True, value={
+                "webhook_url": "https://hooks.example.com/portal",
+                "event_names": ["LISTING_UPDATED", "SURVEY_COMPLETED"],
+                "emails": ["ops@example.com"]}),
+            OpenApiExample("One event", request_only=True, value={
+                "webhook_url": "https://hooks.example.com/portal",
+                "event_name": "LISTING_UPDATED"})],
+        responses={202: PolymorphicProxySerializer(
+            component_name="SubscriptionCreated",
+            serializers=[s.SubscriptionCreateResultSerializer, ChangeSerializer],
+            resource_type_field_name=None), **ERRORS})
     def post(self, request, *args, **kwargs):
         return self.idempotent(request, lambda: self._create(request))
 
@@ -337,12 +377,29 @@ class SubscriptionList(IdempotentCreateMixin, TenantAPIMixin, generics.ListAPIVi
         body = s.SubscriptionCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = dict(body.validated_data)
+        one = data.pop("event_name", None)
+        data["event_names"] = [one] if one is not None else data.get("event_names", [])
         data["emails"] = "\n".join(data["emails"])
-        form = SubscriptionForm(data)
+        form = SubscriptionForm(data, tenant=self.tenant)
         if not form.is_valid():
-            raise _invalid({k: list(v) for k, v in form.errors.items()})
-        entry = subscription_create(tenant=self.tenant, actor=request.user, **form.cleaned_data)
-        return Response(ChangeSerializer(entry).data, status=status.HTTP_202_ACCEPTED)
+            raise _invalid(self._as_sent(form_errors(form), one))
+        try:
+            entries = subscriptions_create(tenant=self.tenant, actor=request.user,
+                                           **form.cleaned_data)
+        except DjangoValidationError as exc:  # a twin request queued the same events meanwhile
+            raise _invalid(self._as_sent(exc.message_dict, one)) from exc
+        if one is not None:
+            return Response(ChangeSerializer(entries[0]).data, status=status.HTTP_202_ACCEPTED)
+        return Response(s.SubscriptionCreateResultSerializer({"changes": entries}).data,
+                        status=status.HTTP_202_ACCEPTED)
+
+    @staticmethod
+    def _as_sent(errors: dict, one: str | None) -> dict:
+        """Errors about the events named after the field the client used."""
+        if one is not None and "event_names" in errors:
+            errors = {("event_name" if name == "event_names" else name): value
+                      for name, value in errors.items()}
+        return errors
 
 
 @extend_schema(summary="Unsubscribe a webhook",
@@ -390,6 +447,7 @@ class SubscriptionDetail(TenantAPIMixin, generics.GenericAPIView):
                                         "finished_at": None})]),
 )
 class BusinessHierarchy(BusinessAPIMixin, IdempotentCreateMixin, generics.GenericAPIView):
+    business_types = locations_only("Hierarchy levels")
     serializer_class = HierarchyWriteSerializer
     pagination_class = None
 
@@ -410,7 +468,7 @@ class BusinessHierarchy(BusinessAPIMixin, IdempotentCreateMixin, generics.Generi
             "business_number": business.remote_id,
             "levels": {row.level_name: row.level_value for row in levels},
             "latest_change": latest,
-            "requested_levels": dict(sorted(latest.payload.get("levels", {}).items()))
+            "requested_levels": hierarchy_requested_levels(latest)
             if latest is not None else None,
         }
         return Response(HierarchySerializer(data).data)

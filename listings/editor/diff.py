@@ -16,7 +16,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from listings.editor import formats
+from listings.editor import formats, hours
 from listings.editor.schema import NOT_CLEARABLE, WEEKDAYS
 
 ALWAYS_SENT = (("businessInfo", "name"),)
@@ -78,16 +78,28 @@ def _hours(seconds: Any) -> str:
 
 
 def _day_entries(entries: Any) -> str:
+    """Ranges past midnight as entered (18:00–02:00), not as the two halves sent."""
+    joined = hours.join_days(entries)
+    if joined is None:
+        days = [(entry, [(r.get("startHour"), r.get("endHour"))
+                         for r in entry.get("workingHours") or []], None)
+                for entry in entries if isinstance(entry, dict)] \
+            if isinstance(entries, list) else []
+    else:
+        days = [(day.entry, [(r.start, r.end) for r in day.ranges], day.night_until)
+                for day in joined]
     parts = []
-    for entry in entries if isinstance(entries, list) else []:
+    for entry, ranges, night_until in days:
         day = entry.get("day")
         name = WEEKDAYS[day] if isinstance(day, int) and 0 <= day < 7 else str(day)
-        if not entry.get("isOpen"):
-            parts.append(f"{name}: closed")
+        if not entry.get("isOpen") or not ranges:
+            after = f" after {_hours(night_until)}" if night_until else ""
+            parts.append(f"{name}: closed{after}")
         else:
-            ranges = ", ".join(f"{_hours(r.get('startHour'))}–{_hours(r.get('endHour'))}"
-                               for r in entry.get("workingHours") or [])
-            parts.append(f"{name}: {ranges}")
+            parts.append(f"{name}: " + ", ".join(
+                f"{_hours(start)}–{_hours(end)}"
+                + (" (next day)" if hours.is_overnight(start, end) else "")
+                for start, end in ranges))
     return "; ".join(parts)
 
 

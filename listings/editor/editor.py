@@ -15,9 +15,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.forms.utils import ErrorDict
 from django.utils import timezone
 
 from listings.editor import forms as f
+from listings.editor import hours
 from listings.editor import rows as r
 from listings.editor.errors import error_field
 from listings.editor.rules import check_listing
@@ -27,7 +29,10 @@ SECTIONS: tuple[tuple[str, str, str, tuple[type[f.SectionForm], ...]], ...] = (
     ("status", "Business status", "", (f.StatusForm,)),
     ("hours", "Opening hours",
      "Per weekday: tick Closed, or give one or more ranges (HH:MM, 24-hour clock; a closing "
-     "time of 00:00 means midnight). A day left empty is not sent.",
+     "time of 00:00 means midnight). A closing time earlier than the opening time runs past "
+     "midnight: 18:00–02:00 on Friday closes at 02:00 in the night to Saturday. The provider "
+     "takes each day's hours apart, so it is sent as Friday 18:00–24:00 and Saturday "
+     "00:00–02:00, and reads back as 18:00–02:00. A day left empty is not sent.",
      (f.HoursOptionsForm, r.DayHoursForm)),
     ("special-hours", "Special hours", "", (r.SpecialHoursForm,)),
     ("more-hours", "More hours", "", (r.MoreHoursForm,)),
@@ -124,6 +129,10 @@ class ListingEditor:
         The rules run even when some form has errors (on what could be read), so that every
         problem shows at once; a field that already has an error gets no second one."""
         forms_valid = all([form.is_valid() for form in self.forms])
+        for section in self.sections:
+            days = section.day_forms
+            for day, following in zip(days, days[1:] + days[:1], strict=True):
+                day.check_next_day(following)
         try:
             document = self.build()
         except (KeyError, TypeError, ValueError):  # a form too broken to read
@@ -146,7 +155,25 @@ class ListingEditor:
         document: dict = {}
         for form in self.forms:
             form.contribute(document)
+        info = document.get("additionalInfo") or {}
+        if "hoursOfOperations" in info:  # the whole week is known only now
+            info["hoursOfOperations"] = hours.split_overnight(info["hoursOfOperations"])
         return document
+
+    def hold(self) -> None:
+        """Show what was submitted without checking it: the page was sent for something else
+        than a review (fetching the category lists), and a half-typed field is not wrong yet."""
+        for form in self.forms:
+            form._errors = ErrorDict()  # Django checks a bound form when `errors` is None
+            form.cleaned_data = {}
+
+    @property
+    def country_code(self) -> str:
+        """The listing's country as the form holds it now: the one submitted, else stored."""
+        for form in self.forms:
+            if isinstance(form, f.AddressForm):
+                return str(form["countryCode"].value() or "").strip().upper()
+        return ""
 
     # -- messages on fields ------------------------------------------------------------
     def locate(self, path: str, document: dict | None = None) -> tuple[f.SectionForm, str | None]:
@@ -249,6 +276,11 @@ def listing_errors(document: dict, *, accepted: dict | None,
     found: dict[str, list[str]] = {}
     for error in broken:
         found.setdefault(error.path, []).append(error.message)
+    for path in hours.ranges_past_midnight(document):
+        # The editor splits such a range itself; a document is sent as it is given.
+        found.setdefault(path, []).append(
+            "A range cannot run past midnight in the provider's day entries: send it as two, "
+            "up to 86400 on its day and from 0 on the next day.")
     if valid:
         return found
     for path, messages in editor.errors_by_path().items():

@@ -191,24 +191,35 @@ class StatusForm(SectionForm):
 
     businessStatus = fields.ChoiceField(
         choices=[("", "— not set —"), *((s, s) for s in BUSINESS_STATUSES)],
-        label="Business status")
+        label="Business status",
+        help_text="Choose with care: once the provider accepts a version of this listing, it "
+                  "keeps this status and refuses any change of it, an empty one included.")
     reopenDate = fields.DateField(label="Reopen date",
                                   help_text="For a temporarily closed business; today or later.")
-    openingSoonDate = fields.DateField(label="Opening-soon date",
-                                       help_text="Required when the status is Opening Soon.")
+    openingSoonDate = fields.DateField(
+        label="Opening-soon date",
+        help_text="Required when the status is Opening Soon. Like the status, it can no longer "
+                  "change once the provider accepts a version of this listing.")
     openedOnDate = fields.DateField(label="Opened on", help_text="Not in the future.")
 
-    FIXED_HELP = ("The listing is fixed (the provider accepted it before): its business status "
-                  "and opening-soon date can no longer be changed.")
+    # Shown in place of a disabled field once the listing is fixed, with its value.
+    LOCKED_HELP = ("It can no longer change: the provider accepted a version of this listing, "
+                   "and from then on it refuses any change of the {label}.")
+    LOCKED_UNSET_HELP = ("None was sent before the provider accepted a version of this listing, "
+                         "and from then on it refuses to set or change the {label}.")
 
     def setup(self) -> None:
         if self.context.get("fixed"):
             accepted = get_path(self.context.get("accepted"), self.path) or {}
-            for name in ("businessStatus", "openingSoonDate"):
+            for name, label in (("businessStatus", "business status"),
+                                ("openingSoonDate", "opening-soon date")):
                 field = self.fields[name]
                 field.disabled = True
-                field.help_text = self.FIXED_HELP
-                self.initial[name] = field.from_payload(accepted.get(name))
+                field.locked = True
+                value = field.from_payload(accepted.get(name))
+                self.initial[name] = value
+                field.help_text = (self.LOCKED_HELP if value else
+                                   self.LOCKED_UNSET_HELP).format(label=label)
 
 
 # ----------------------------------------------------------------------------- hours

@@ -16,7 +16,7 @@ from typing import Any
 
 from django import forms
 
-from listings.editor import fields, formats
+from listings.editor import fields, formats, hours
 from listings.editor.forms import SectionForm, ensure_path, get_path
 from listings.editor.schema import MORE_HOURS_KINDS, WEEKDAYS
 
@@ -137,22 +137,43 @@ def _end() -> fields.HourField:
     return fields.HourField(end=True, label="Closes")
 
 
-def check_ranges(form: RowsForm, rows: list[tuple[int, Row]]) -> None:
-    """Open rows need both times, start before end (no overnight range), and no overlap."""
+def check_ranges(form: RowsForm, rows: list[tuple[int, Row]], *,
+                 overnight: bool = False) -> None:
+    """Open rows need both times and must not overlap. A closing time earlier than the opening
+    time runs past midnight where `overnight` (the hours of a weekday, see
+    `listings.editor.hours`); elsewhere the start comes before the end."""
     good = []
     for index, row in rows:
         start, end = row["start"], row["end"]
         if start is None or end is None:
             form.add_error(f"{'start' if start is None else 'end'}_{index}",
                            "Give both the opening and the closing time.")
-        elif start >= end:
-            form.add_error(f"end_{index}", "The closing time must be after the opening time "
-                                           "(a range cannot run past midnight).")
+        elif start == end:
+            form.add_error(f"end_{index}", "The closing time must differ from the opening time "
+                                           "(00:00 to 00:00 is the whole day).")
+        elif start > end and not overnight:
+            form.add_error(f"end_{index}", "The closing time must be after the opening time: "
+                                           "special hours cannot run past midnight. Give the "
+                                           "rest in a row for the next date, from 00:00.")
         else:
-            good.append((start, end, index))
+            good.append((start, end if end > start else hours.DAY, index))
     for (_, earlier_end, _), (later_start, _, later) in pairwise(sorted(good)):
         if later_start < earlier_end:
             form.add_error(f"start_{later}", "This range overlaps another range of the day.")
+
+
+def check_night_before(form: RowsForm, late: Row, day_name: str,
+                       following: list[tuple[int, Row]]) -> None:
+    """A range past midnight goes on into the next day: that day's own ranges (`following`)
+    may only begin once it has ended."""
+    if not hours.is_overnight(late["start"], late["end"]):
+        return
+    for index, row in following:
+        if row["start"] is not None and row["start"] < late["end"]:
+            until = formats.seconds_to_hour(late["end"])
+            form.add_error(f"start_{index}", f"The hours of {day_name} run until {until} after "
+                                             f"midnight: this range must begin at {until} or "
+                                             "later.")
 
 
 def check_closed(form: RowsForm, closed: bool, rows: list[tuple[int, Row]],
@@ -203,15 +224,13 @@ class DayHoursForm(RowsForm):
     def row_label(self, field: forms.Field, index: int) -> str:
         return f"{self.legend} {field.label.lower()} {index + 1}"
 
-    def _entry(self, document: dict) -> tuple[int, dict] | None:
-        for position, entry in enumerate(get_path(document, self.path) or []):
-            if isinstance(entry, dict) and entry.get("day") == self.day:
-                return position, entry
-        return None
-
     def rows_from(self, document: dict) -> list[Row]:
-        found = self._entry(document)
-        closed, rows = rows_of_entry(found[1]) if found else (False, [])
+        # Ranges past midnight read back joined (listings.editor.hours): 18:00–02:00 on this
+        # day, not 18:00–24:00 here and 00:00–02:00 on the next.
+        entries = hours.join_overnight(get_path(document, self.path) or [])
+        found = next((entry for entry in entries if isinstance(entry, dict)
+                      and entry.get("day") == self.day), None)
+        closed, rows = rows_of_entry(found) if found else (False, [])
         self.initial_closed = closed
         return rows
 
@@ -221,7 +240,19 @@ class DayHoursForm(RowsForm):
 
     def clean_rows(self, rows: list[tuple[int, Row]]) -> None:
         if check_closed(self, bool(self.cleaned_data.get("closed")), rows, "closed"):
-            check_ranges(self, rows)
+            check_ranges(self, rows, overnight=True)
+
+    def check_next_day(self, following: DayHoursForm) -> None:
+        """After both forms are clean: the next day's ranges begin once this day's range past
+        midnight has ended (a closed next day has none)."""
+        if not (self.is_bound and following.is_bound) or self.errors or following.errors:
+            return
+        if self.cleaned_data.get("closed"):
+            return
+        if following.cleaned_data.get("closed"):
+            return
+        for _, late in self.filled_rows():
+            check_night_before(following, late, self.legend, following.filled_rows())
 
     def entry(self) -> dict | None:
         rows = [row for _, row in self.filled_rows()]
@@ -230,28 +261,42 @@ class DayHoursForm(RowsForm):
         return day_entry(self.day, False, rows) if rows else None
 
     def contribute(self, document: dict) -> None:
-        hours = ensure_path(document, "additionalInfo").setdefault("hoursOfOperations", [])
+        """Adds this day's entry; ranges past midnight are split once the week is complete
+        (`finish_hours`)."""
+        entries = ensure_path(document, "additionalInfo").setdefault("hoursOfOperations", [])
         entry = self.entry()
         if entry is not None:
-            hours.append(entry)
+            entries.append(entry)
 
     def locate(self, path: str) -> str | None | bool:
         return False  # see locate_in: which day a path is about depends on the listing
 
     def locate_in(self, document: dict, path: str) -> str | None | bool:
-        """A path into hoursOfOperations[k]: this form's when entry k is this day."""
+        """A path into hoursOfOperations[k]: this form's when entry k is this day; a range of
+        it, when that range is part of one of this form's rows (the part after midnight of a
+        range past midnight is the row's closing time)."""
         match = re.match(rf"^{re.escape(self.path)}\[(\d+)\](?:\.workingHours\[(\d+)\])?"
                          rf"(?:\.(\w+))?", path)
         if match is None:
             return False
         entries = get_path(document, self.path) or []
         position = int(match[1])
-        if position >= len(entries) or entries[position].get("day") != self.day:
-            return False
-        if match[2] is not None:
-            column = "end" if match[3] == "endHour" else "start"
-            return f"{column}_{int(match[2])}"
-        return "closed" if match[3] == "isOpen" else None
+        if match[2] is None:
+            if position >= len(entries) or entries[position].get("day") != self.day:
+                return False
+            return "closed" if match[3] == "isOpen" else None
+        source = (position, int(match[2]))
+        for day in hours.join_days(entries) or []:
+            for row, joined in enumerate(day.ranges):
+                if source in joined.sources:
+                    if day.entry["day"] != self.day:
+                        return False
+                    after_midnight = joined.sources.index(source) > 0
+                    column = "end" if match[3] == "endHour" or after_midnight else "start"
+                    return f"{column}_{row}"
+        if position < len(entries) and entries[position].get("day") == self.day:
+            return None
+        return False
 
 
 class SpecialHoursForm(RowsForm):
@@ -259,8 +304,8 @@ class SpecialHoursForm(RowsForm):
 
     path = "additionalInfo.specialHours"
     legend = "Special hours"
-    description = ("Holidays and other dates with different hours. A date open in two ranges "
-                   "takes two rows.")
+    intro = ("Holidays and other dates with different hours. A date open in two ranges takes "
+             "two rows; a night past midnight takes a row for the next date, from 00:00.")
     columns = {
         "date": lambda: fields.DateField(label="Date"),
         "closed": lambda: fields.BooleanField(label="Closed"),
@@ -317,8 +362,9 @@ class MoreHoursForm(RowsForm):
 
     path = "additionalInfo.moreHours"
     legend = "More hours"
-    description = ("Hours of a part of the business, such as Delivery or Kitchen: one row per "
-                   "label, day and range.")
+    intro = ("Hours of a part of the business, such as Delivery or Kitchen: one row per label, "
+             "day and range. A closing time earlier than the opening time runs past midnight "
+             "into the next day.")
     columns = {
         "kind": lambda: fields.ChoiceField(choices=list(MORE_HOURS_KINDS.items()),
                                            label="For"),
@@ -337,13 +383,13 @@ class MoreHoursForm(RowsForm):
         rows = []
         for kind in MORE_HOURS_KINDS:
             for label, entries in (get_path(document, f"additionalInfo.{kind}") or {}).items():
-                for entry in entries:
+                for entry in hours.join_overnight(entries):
                     closed, ranges = rows_of_entry(entry)
                     base = {"kind": kind, "label": label, "day": str(entry.get("day"))}
                     if closed:
                         rows.append({**base, "closed": True})
-                    for hours in ranges:
-                        rows.append({**base, **hours})
+                    for times in ranges:
+                        rows.append({**base, **times})
         return rows
 
     def locate(self, path: str) -> str | None | bool:
@@ -363,7 +409,8 @@ class MoreHoursForm(RowsForm):
     def clean_rows(self, rows: list[tuple[int, Row]]) -> None:
         self.require(rows, "label", message="Give a label such as Delivery.")
         self.require(rows, "day", message="Choose the day.")
-        for group in self._groups(rows).values():
+        groups = self._groups(rows)
+        for group in groups.values():
             closed = [(i, r) for i, r in group if r["closed"]]
             opened = [(i, r) for i, r in group if not r["closed"]]
             for index, row in closed:
@@ -371,7 +418,15 @@ class MoreHoursForm(RowsForm):
             if closed and opened:
                 self.add_error(f"closed_{closed[0][0]}",
                                "This day also has hours in another row with the same label.")
-            check_ranges(self, opened)
+            check_ranges(self, opened, overnight=True)
+        for (kind, label, day), group in groups.items():
+            following = groups.get((kind, label, (day + 1) % len(WEEKDAYS)), [])
+            if any(row["closed"] for _, row in following):
+                continue
+            for _, late in group:
+                if not late["closed"]:
+                    check_night_before(self, late, f"{label} on {WEEKDAYS[day]}",
+                                       [(i, r) for i, r in following if not r["closed"]])
 
     def contribute(self, document: dict) -> None:
         info = ensure_path(document, "additionalInfo")
@@ -381,7 +436,9 @@ class MoreHoursForm(RowsForm):
             rows = [row for _, row in group]
             closed = any(row["closed"] for row in rows)
             result[kind].setdefault(label, []).append(day_entry(day, closed, rows))
-        info.update(result)
+        info.update({kind: {label: hours.split_overnight(entries)
+                            for label, entries in labels.items()}
+                     for kind, labels in result.items()})
 
 
 # -------------------------------------------------------------------------- attributes

@@ -14,6 +14,8 @@ import datetime
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
+from django.utils.formats import date_format
+
 from listings.editor import formats
 from listings.editor.schema import (
     FOOD_CATEGORY_WORDS,
@@ -26,6 +28,12 @@ class RuleError(NamedTuple):
     code: int
     path: str
     message: str
+
+
+# What the provider refuses to change once a version of the listing was accepted (the listing
+# is "fixed", parameters.md): field of additionalInfo, its code, its name for people.
+FIXED_FIELDS = (("businessStatus", 2511, "business status"),
+                ("openingSoonDate", 2512, "opening-soon date"))
 
 
 def _get(document: dict | None, section: str, name: str) -> Any:
@@ -89,8 +97,7 @@ def check_listing(document: dict, *, accepted: dict | None, fixed: bool,
         yield RuleError(2162, "additionalInfo.reopenDate",
                         f"The reopen date cannot be earlier than today ({today:%m/%d/%Y}).")
     if fixed:
-        for name, code, label in (("businessStatus", 2511, "business status"),
-                                  ("openingSoonDate", 2512, "opening-soon date")):
+        for name, code, label in FIXED_FIELDS:
             if _changed(document, accepted, "additionalInfo", name):
                 yield RuleError(code, f"additionalInfo.{name}",
                                 f"The {label} cannot be changed once the listing is fixed.")
@@ -103,3 +110,23 @@ def check_listing(document: dict, *, accepted: dict | None, fixed: bool,
             and not _get(document, "additionalInfo", "openingSoonDate")):
         yield RuleError(2514, "additionalInfo.openingSoonDate",
                         "Give the opening date of a business marked Opening Soon.")
+
+
+def first_version_notes(document: dict) -> list[str]:
+    """What sending the first version of a listing fixes for good, said before it is sent: the
+    provider takes the business status and the opening-soon date of the first version it
+    accepts and refuses any change of them afterwards, a status left empty included."""
+    status = _get(document, "additionalInfo", "businessStatus")
+    opening = formats.parse_date(_get(document, "additionalInfo", "openingSoonDate"))
+    notes = []
+    if status:
+        notes.append(f"Once the provider accepts this first version, the business status stays "
+                     f"{status}: the provider refuses any later change of it.")
+    else:
+        notes.append("This first version sets no business status: once the provider accepts "
+                     "it, no status can be set later. Choose one under Business status now if "
+                     "the business has one.")
+    if opening:
+        notes.append(f"The opening-soon date ({date_format(opening, 'M j, Y')}) is fixed with "
+                     "it, for the same reason.")
+    return notes

@@ -5,8 +5,6 @@ from listings.editor import views
 urlpatterns = [
     path("businesses/<int:remote_id>/listing/", views.ListingEditView.as_view(),
          name="listing_edit"),
-    path("businesses/<int:remote_id>/listing/categories/",
-         views.ListingCategoriesFetchView.as_view(), name="listing_categories_fetch"),
     path("businesses/<int:remote_id>/listing/versions/<int:number>/state/",
          views.ListingVersionStateView.as_view(), name="listing_version_state"),
     path("businesses/<int:remote_id>/listing/versions/<int:number>/retry/",

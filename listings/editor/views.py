@@ -11,12 +11,13 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.generic import TemplateView, View
 
-from accounts.tenant_views import BusinessTabMixin
+from accounts.tenant_views import BusinessTabMixin, locations_only
 from listings.editor import selectors
 from listings.editor.categories import categories_fetch
 from listings.editor.editor import ListingEditor
 from listings.editor.formats import timezone_names
 from listings.editor.forms import PAYMENT_TYPES
+from listings.editor.rules import first_version_notes
 from listings.editor.schema import CATEGORY_SOURCES, COUNTRIES
 from listings.editor.services import (
     ListingBusy,
@@ -32,6 +33,8 @@ HISTORY_LENGTH = 10
 
 
 class BusinessMixin(BusinessTabMixin):
+    business_types = locations_only("Listings")
+
     def get_version(self) -> ListingVersion:
         try:
             return selectors.listing_version_get(tenant=self.tenant, business=self.get_business(),
@@ -46,7 +49,9 @@ class BusinessMixin(BusinessTabMixin):
 class ListingEditView(BusinessMixin, TemplateView):
     """GET: the editor, pre-filled from the last submitted version (or `?version=N`), with the
     provider's rejection shown on its field. POST `action=review`: check and show the changes
-    against the last accepted version; `action=send`: store and queue them."""
+    against the last accepted version; `action=send`: store and queue them;
+    `action=categories`: fetch the category lists of the country the form names, and show the
+    form again as it was submitted (the button is part of the form, so nothing typed is lost)."""
 
     template_name = "listings/editor_page.html"
 
@@ -93,6 +98,11 @@ class ListingEditView(BusinessMixin, TemplateView):
             return redirect(self.editor_url())
         editor = self.make_editor(request.POST)
         context = {"editor": editor}
+        if request.POST.get("action") == "categories":
+            self.fetch_categories(editor.country_code)
+            editor.hold()
+            return self.render_to_response(self.get_context_data(open_section="categories",
+                                                                 **context))
         if not editor.is_valid():
             messages.error(request, "Some fields need attention: see the messages next to them.")
             return self.render_to_response(self.get_context_data(**context))
@@ -119,8 +129,27 @@ class ListingEditView(BusinessMixin, TemplateView):
                                           "provider; its state is shown below.")
                 return redirect(self.editor_url())
         context.update(changes=prepared.changes,
-                       payload_json=json.dumps(prepared.payload, indent=2))
+                       payload_json=json.dumps(prepared.payload, indent=2),
+                       first_version_notes=(first_version_notes(editor.document)
+                                            if self.accepted is None else []))
         return self.render_to_response(self.get_context_data(**context))
+
+    def fetch_categories(self, country: str) -> None:
+        if country not in COUNTRIES:
+            messages.error(self.request, "Choose the country in the address first: the provider "
+                                         "has category lists for "
+                                         + ", ".join(COUNTRIES.values()) + ".")
+            return
+        result = categories_fetch(tenant=self.tenant, business=self.get_business(),
+                                  country_code=country)
+        if result.counts:
+            total = sum(result.counts.values())
+            messages.success(self.request, f"Fetched {total} categories for {COUNTRIES[country]}"
+                                           ". Nothing was sent: your changes are still in the "
+                                           "form.")
+        for source, error in result.errors.items():
+            name = CATEGORY_SOURCES.get(source, "the provider")
+            messages.error(self.request, f"Could not fetch the categories of {name}: {error}")
 
     def reviewed_base(self) -> int:
         """The accepted version the changes were reviewed against (the page's `base`); a form
@@ -132,9 +161,10 @@ class ListingEditView(BusinessMixin, TemplateView):
         context = super().get_context_data(**kwargs)
         business = self.get_business()
         editor = context["editor"]
-        country = (((editor.source.get("businessInfo") or {}).get("location") or {})
-                   .get("countryCode") or business.country_code or "").upper()
-        categories = selectors.category_options(tenant=self.tenant, country_code=country)
+        country = editor.country_code or (business.country_code or "").upper()
+        # The country may be what was just typed: only a country with category lists is looked up.
+        categories = (selectors.category_options(tenant=self.tenant, country_code=country)
+                      if country in COUNTRIES else {})
         context.update(
             business=business, versions=self.versions, latest=self.latest,
             accepted=self.accepted, shown=self.shown,
@@ -147,6 +177,7 @@ class ListingEditView(BusinessMixin, TemplateView):
             countries=COUNTRIES, payment_types=PAYMENT_TYPES, timezones=timezone_names(),
         )
         context.setdefault("changes", None)
+        context.setdefault("open_section", "")
         return context
 
 
@@ -173,23 +204,3 @@ class ListingVersionRetryView(BusinessMixin, View):
         else:
             messages.success(request, f"Version {version.number} is queued again.")
         return redirect(self.editor_url())
-
-
-class ListingCategoriesFetchView(BusinessMixin, View):
-    """Fetch the category lists of one country from the provider into the mirror."""
-
-    def post(self, request, *args, **kwargs):
-        business = self.get_business()
-        country = request.POST.get("country", "").upper()
-        if country not in COUNTRIES:
-            messages.error(request, "The provider has category lists for these countries only: "
-                                    + ", ".join(COUNTRIES) + ".")
-            return redirect(self.editor_url())
-        result = categories_fetch(tenant=self.tenant, business=business, country_code=country)
-        if result.counts:
-            total = sum(result.counts.values())
-            messages.success(request, f"Fetched {total} categories for {COUNTRIES[country]}.")
-        for source, error in result.errors.items():
-            name = CATEGORY_SOURCES.get(source, "the provider")
-            messages.error(request, f"Could not fetch the categories of {name}: {error}")
-        return redirect(self.editor_url() + "#section-categories")

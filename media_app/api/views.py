@@ -6,7 +6,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
 
-from accounts.api.base import BusinessAPIMixin, IdempotentCreateMixin
+from accounts.api.base import BusinessAPIMixin, IdempotentCreateMixin, locations_only
 from media_app import selectors
 from media_app.api.serializers import (
     MediaAddSerializer,
@@ -21,6 +21,9 @@ from portal.api.docs import ERRORS, IDEMPOTENCY_KEY
 @extend_schema(tags=["media"])
 class BusinessMediaList(IdempotentCreateMixin, BusinessAPIMixin, generics.ListCreateAPIView):
     """A business's photos and videos, newest first; adding one queues it for the provider."""
+
+    business_types = locations_only("Photos and videos")
+    api_description = __doc__  # written for API users (portal.api.schema)
 
     serializer_class = MediaItemSerializer
     filter_backends: list = []

@@ -8,6 +8,8 @@ from outbox.models import OutboxEntry
 class ChangeSerializer(serializers.ModelSerializer):
     """A write queued for the provider; poll it until `state` is accepted, rejected or failed."""
 
+    api_description = __doc__  # written for API users (portal.api.schema)
+
     business_number = serializers.IntegerField(source="business.remote_id", read_only=True,
                                                allow_null=True, default=None)
     finished = serializers.SerializerMethodField()

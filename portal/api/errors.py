@@ -110,6 +110,8 @@ def api_exception_handler(exc, context):
 class ApiErrorSerializer(serializers.Serializer):
     """The shape of every error answer of the API."""
 
+    api_description = __doc__
+
     code = serializers.CharField(help_text="What went wrong, e.g. invalid, not_found, "
                                            "permission_denied, throttled, provider_rejected.")
     message = serializers.CharField(allow_blank=True)

@@ -11,6 +11,8 @@ class StrictSerializer(serializers.Serializer):
     """A request body that refuses fields it does not know, naming each: a misspelt optional
     field is an error to fix, not a setting silently left at its default."""
 
+    api_description = "A field this operation does not take is refused (400), named in `fields`."
+
     def to_internal_value(self, data):
         if isinstance(data, Mapping):
             unknown = sorted(str(name) for name in set(data) - set(self.fields))

@@ -13,46 +13,65 @@ from reviews_app.models import CompetitiveRanking, CompetitorMetric, Survey, Sur
 from reviews_app.selectors import COMPETITOR_SORTS, DEFAULT_COMPETITOR_SORT
 
 
-class ReviewCountQuerySerializer(serializers.Serializer):
-    """`from` and `to` default to the last twelve months; no `sources` means all of them."""
+class QuerySerializer(serializers.Serializer):
+    """Query parameters that refuse one they do not know, naming it (a misspelt filter is an
+    error to fix, not a filter silently left out); `renamed` points old names to new ones."""
 
-    from_ = serializers.DateField(required=False, help_text="First day (default: a year ago).")
-    to = serializers.DateField(required=False, help_text="Last day (default: today).")
-    sources = serializers.ListField(child=serializers.ChoiceField(choices=REVIEW_SOURCES),
-                                    required=False, help_text="Repeat for several sources.")
+    renamed: dict[str, str] = {}
+    # DRF's own parameter choosing the reply's format.
+    always_allowed = frozenset({"format"})
 
-    def get_fields(self):
-        fields = super().get_fields()
-        fields["from"] = fields.pop("from_")
-        return fields
+    def to_internal_value(self, data):
+        unknown = sorted(set(data) - set(self.fields) - self.always_allowed)
+        if unknown:
+            raise serializers.ValidationError({
+                name: [f"Unknown parameter: this operation takes {self.renamed[name]} instead."
+                       if name in self.renamed
+                       else "Unknown parameter: this operation does not take it."]
+                for name in unknown})
+        return super().to_internal_value(data)
+
+
+class ReviewCountQuerySerializer(QuerySerializer):
+    """`date_from` and `date_to` default to the last twelve months; no `sources` means all of
+    them. The reply names them the same way."""
+
+    renamed = {"from": "date_from", "to": "date_to"}
+
+    date_from = serializers.DateField(required=False,
+                                      help_text="First day, YYYY-MM-DD (default: a year ago).")
+    date_to = serializers.DateField(required=False,
+                                    help_text="Last day, YYYY-MM-DD (default: today).")
+    sources = serializers.ListField(
+        child=serializers.ChoiceField(choices=REVIEW_SOURCES), required=False,
+        help_text="Repeat for several sources: "
+                  + ", ".join(f"`{alias}` ({label})" for alias, label in REVIEW_SOURCES)
+                  + ". None means all.")
 
     def validate(self, attrs):
-        query = self.initial_data
         data = QueryDict(mutable=True)
-        for api_name, form_name in (("from", "date_from"), ("to", "date_to")):
-            if query.get(api_name):
-                data[form_name] = query.get(api_name)
-        data.setlist("sources", query.getlist("sources") if hasattr(query, "getlist")
-                     else list(query.get("sources") or []))
+        for name in ("date_from", "date_to"):
+            if attrs.get(name):
+                data[name] = attrs[name].isoformat()
+        data.setlist("sources", attrs.get("sources") or [])
         form = ReviewCountForm.from_query(data)
         if not form.is_valid():
-            renamed = {"date_from": "from", "date_to": "to"}
-            raise serializers.ValidationError(
-                {renamed.get(k, k): v for k, v in form_errors(form).items()})
+            raise serializers.ValidationError(form_errors(form))
         return form.cleaned_data
 
 
 class ReviewCountSerializer(serializers.Serializer):
     business_number = serializers.IntegerField()
-    date_from = serializers.DateField(source="from_date")
-    date_to = serializers.DateField(source="to_date")
+    date_from = serializers.DateField(help_text="First day counted (the query's `date_from`).")
+    date_to = serializers.DateField(help_text="Last day counted (the query's `date_to`).")
     sources = serializers.ListField(child=serializers.CharField(),
                                     help_text="Empty means all sources.")
     counts = serializers.DictField(child=serializers.IntegerField(),
                                    help_text='Rating "0" (unrated) to "5" -> number of reviews.')
     total = serializers.IntegerField()
-    average = serializers.FloatField(allow_null=True)
-    unrated = serializers.IntegerField()
+    average = serializers.FloatField(allow_null=True,
+                                     help_text="Over the rated reviews only (1 to 5 stars).")
+    unrated = serializers.IntegerField(help_text="Reviews without a rating (rating 0).")
     fetched_at = serializers.DateTimeField()
     from_cache = serializers.BooleanField()
 
@@ -75,14 +94,34 @@ class CompetitorMetricSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class CompetitiveRankingQuerySerializer(QuerySerializer):
+    business_number = serializers.IntegerField(
+        required=False, min_value=1,
+        help_text="The enterprise to rank against its own competitors (live from the provider, "
+                  "cached for a few minutes), or the account number for the whole account, "
+                  "every brand together (as of the last sync; the default).")
+
+
 class CompetitiveRankingSerializer(serializers.ModelSerializer):
-    account_number = serializers.IntegerField(source="remote_id", read_only=True)
+    account_number = serializers.SerializerMethodField(help_text="The reseller's account.")
+    business_number = serializers.IntegerField(
+        source="remote_id", read_only=True,
+        help_text="The business ranked: an enterprise, or the account itself.")
+    name = serializers.CharField(
+        read_only=True, help_text="The business ranked, as the portal names it (the "
+                                  "reseller's own name for the account).")
+    last_seen_at = serializers.DateTimeField(
+        read_only=True, help_text="When the provider answered: the last sync for the account, "
+                                  "the request (or a few minutes before) for an enterprise.")
 
     class Meta:
         model = CompetitiveRanking
-        fields = ["account_number", "name", "count", "positive_count", "neutral_count",
-                  "negative_count", "rating", "competitors", "last_seen_at"]
+        fields = ["account_number", "business_number", "name", "count", "positive_count",
+                  "neutral_count", "negative_count", "rating", "competitors", "last_seen_at"]
         read_only_fields = fields
+
+    def get_account_number(self, obj) -> int:
+        return self.context["tenant"].account_number
 
 
 class SurveySerializer(serializers.ModelSerializer):
@@ -90,12 +129,13 @@ class SurveySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Survey
-        fields = ["survey_id", "name", "created_at"]
+        fields = ["survey_id", "name", "created_at", "unknown_since"]
         read_only_fields = fields
 
 
 class SurveyAddSerializer(StrictSerializer):
-    """Name a survey by the provider's id; its responses are mirrored from the next sync."""
+    """Follow a survey by the provider's id, once the provider confirms it is the account's;
+    its responses are mirrored from the next sync."""
 
     survey_id = serializers.IntegerField(min_value=1, max_value=2**63 - 1)
     name = serializers.CharField(max_length=255, required=False, allow_blank=True, default="")

@@ -10,6 +10,7 @@ urlpatterns = [
     path("competitive-ranking/", views.CompetitiveRankingDetail.as_view(),
          name="api_competitive_ranking"),
     path("surveys/", views.SurveyListView.as_view(), name="api_surveys"),
+    path("surveys/<int:remote_id>/", views.SurveyDetail.as_view(), name="api_survey_detail"),
     path("surveys/<int:remote_id>/responses/", views.SurveyResponseList.as_view(),
          name="api_survey_responses"),
     path("survey-responses/<int:remote_id>/", views.SurveyResponseDetail.as_view(),

@@ -102,6 +102,9 @@ def ranking_entry(name: str, counts_by_rating: dict[int, int]) -> dict:
     negative = sum(n for rating, n in counts_by_rating.items() if rating <= 2)
     count = positive + neutral + negative
     stars = sum(rating * n for rating, n in counts_by_rating.items())
+    # Rating 0 is a review without a rating (count-by-rating's "0"): it has no stars to
+    # average, so it counts in `count` but not in `rating`.
+    rated = sum(n for rating, n in counts_by_rating.items() if rating > 0)
     positive_percent, neutral_percent, negative_percent = split_percentages(
         [positive, neutral, negative]
     )
@@ -114,7 +117,7 @@ def ranking_entry(name: str, counts_by_rating: dict[int, int]) -> dict:
         "negativePercent": negative_percent,
         "name": name,
         "count": count,
-        "rating": round(stars / count, 2) if count else 0,
+        "rating": round(stars / rated, 2) if rated else 0,
     }
 
 

@@ -170,7 +170,7 @@ def test_saving_a_new_key_replaces_it_and_never_shows_or_audits_it(owner, resell
     for stored in AuditEvent.unscoped.filter(reseller=reseller):
         assert_no_key(repr(stored.summary))
     audit_page = html_of(client.get(url("settings_audit", reseller)))
-    assert "reseller.connection_updated" in audit_page
+    assert "Provider connection changed" in audit_page
     assert_no_key(audit_page)
 
 

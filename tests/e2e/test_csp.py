@@ -9,6 +9,7 @@ from django.urls import reverse
 from playwright.sync_api import Error as PlaywrightError
 
 from accounts.models import Role
+from tests.e2e.conftest import sign_in
 from tests.factories import DEFAULT_PASSWORD
 from tests.security.routes import tenant_pages
 from tests.security.test_access import tenant_url
@@ -24,9 +25,9 @@ def test_no_page_breaks_the_content_security_policy(live_server, browser, settin
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.PROVIDER_MAX_RETRIES = 0
     tenant = build_tenant("csp", "Csp-Tenant", 840_000_000)
-    owner = tenant.members[Role.OWNER].user
-    owner.set_password(DEFAULT_PASSWORD)
-    owner.save()
+    owner = tenant.members[Role.OWNER]
+    owner.user.set_password(DEFAULT_PASSWORD)
+    owner.user.save()
     violations: list[str] = []
     context = browser.new_context()
     try:
@@ -39,11 +40,7 @@ def test_no_page_breaks_the_content_security_policy(live_server, browser, settin
             return page
 
         page = open_page()
-        page.goto(f"{live_server.url}{reverse('login')}")
-        page.get_by_label("Email").fill(owner.email)
-        page.get_by_label("Password").fill(DEFAULT_PASSWORD)
-        page.get_by_role("button", name="Sign in").click()
-        page.wait_for_url(f"**/t/{tenant.slug}/")
+        sign_in(page, live_server.url, owner)
         visited = 0
         for route in tenant_pages():
             if route.route.endswith((".csv", ".json")):

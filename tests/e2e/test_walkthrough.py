@@ -13,8 +13,8 @@ from playwright.sync_api import expect
 
 from accounts.models import Business, Role
 from portal.tenancy import tenant_scope
-from sandbox.seeding import seed_partner
-from tests.factories import DEFAULT_PASSWORD, MembershipFactory, ResellerFactory
+from tests.e2e.conftest import sign_in, sync_inline
+from tests.factories import MembershipFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -22,33 +22,11 @@ KEY = "walkthrough-partner-key-7781"
 
 
 @pytest.fixture
-def eager_celery():
-    from portal.celery import app
-
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = False
-
-
-@pytest.fixture
-def owner(live_server, settings, tmp_path, eager_celery):
-    settings.DATA_DIR = tmp_path
-    settings.PROVIDER_BACKOFF_BASE_SECONDS = 0.01
-    # The in-memory SQLite test database refuses concurrent writers instead of waiting.
-    settings.SYNC_FETCH_THREADS = 1
-    seeded = seed_partner(api_key=KEY, locations=12, seed=5, rate_limit=(1000, 1))
-    reseller = ResellerFactory(name="Walkthrough Agency", api_key="an-old-revoked-key",
-                               account_number=seeded["account_number"],
-                               provider_base_url=f"{live_server.url}/sandbox")
+def owner(sandbox_reseller, eager_celery):
+    # The sandbox knows KEY; the reseller starts with a key it has revoked, replaced on the page.
+    reseller, _ = sandbox_reseller(KEY, locations=12, seed=5, name="Walkthrough Agency",
+                                   api_key="an-old-revoked-key")
     return MembershipFactory(reseller=reseller, role=Role.OWNER)
-
-
-def sign_in(page, live_server, membership):
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.get_by_label("Email").fill(membership.user.email)
-    page.get_by_label("Password").fill(DEFAULT_PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"**/t/{membership.reseller.slug}/")
 
 
 def first_location(reseller) -> Business:
@@ -59,7 +37,7 @@ def first_location(reseller) -> Business:
 def test_key_sync_filter_and_listing_edits(live_server, page, screenshot, owner):
     slug = owner.reseller.slug
     base = f"{live_server.url}/t/{slug}"
-    sign_in(page, live_server, owner)
+    sign_in(page, live_server.url, owner)
 
     # Enter the API key, then test the connection.
     page.get_by_role("link", name="Settings").click()
@@ -97,7 +75,7 @@ def test_key_sync_filter_and_listing_edits(live_server, page, screenshot, owner)
     screenshot("listing-status")
 
     # Edit the listing, review the change, send it: accepted.
-    page.get_by_role("link", name="Listing editor").click()
+    page.get_by_role("link", name="Listing editor", exact=True).click()
     page.get_by_label("Business name").fill("Walkthrough Bakery Downtown")
     page.get_by_role("button", name="Review changes").click()
     expect(page.locator("body")).to_contain_text("Walkthrough Bakery Downtown")
@@ -124,27 +102,16 @@ def test_key_sync_filter_and_listing_edits(live_server, page, screenshot, owner)
 
 def test_media_qna_and_reviews(live_server, page, screenshot, owner):
     from sandbox.models import Question as SandboxQuestion
-    from sync.services import (
-        Dispatcher,
-        sync_account_resource,
-        sync_location_chunk,
-        sync_run_create,
-        sync_walk_and_dispatch,
-    )
 
     reseller = owner.reseller
     reseller.set_api_key(KEY)
     reseller.save()
+    sync_inline(reseller)
     with tenant_scope(reseller):
-        run, _ = sync_run_create(tenant=reseller, actor=None)
-        inline = Dispatcher(
-            chunk=lambda **kw: sync_location_chunk(tenant=reseller, **kw),
-            account_resource=lambda **kw: sync_account_resource(tenant=reseller, **kw))
-        sync_walk_and_dispatch(tenant=reseller, run_id=run.pk, dispatcher=inline)
         location = (Business.objects.filter(type="Business", questions__isnull=False)
                     .distinct().order_by("name").first())
     base = f"{live_server.url}/t/{reseller.slug}/businesses/{location.remote_id}"
-    sign_in(page, live_server, owner)
+    sign_in(page, live_server.url, owner)
 
     # Add a photo: queued, sent, accepted, and in the gallery.
     page.goto(f"{base}/media/")

@@ -3,7 +3,9 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from accounts.models import Business, HierarchyMapping, Role
+from listings.outbox_handlers import HierarchyUpdate
 from outbox.models import OutboxEntry
+from portal.tenancy import tenant_scope
 from tests.factories import BusinessFactory
 
 pytestmark = pytest.mark.django_db
@@ -49,13 +51,29 @@ def test_managers_and_owners_replace_the_mapping_with_202(api_member, role):
     assert change["business_number"] == business.remote_id
     assert response["Location"].endswith(f"/changes/{change['id']}/")
     entry = OutboxEntry.unscoped.get(pk=change["id"])
-    assert entry.payload == {"levels": {"Region": "West", "District": "Bay"}}
+    assert entry.payload == {"levels": {"Region": "West", "District": "Bay"},
+                             "order": ["Region", "District"]}
     latest = client.get(url(membership, business)).json()
     assert latest["latest_change"]["id"] == change["id"]
-    assert latest["requested_levels"] == {"District": "Bay", "Region": "West"}
+    # In the order given, not sorted.
+    assert list(latest["requested_levels"].items()) == [("Region", "West"), ("District", "Bay")]
     polled = client.get(reverse("api_change_detail", args=[membership.reseller.slug,
                                                             change["id"]]))
     assert polled.status_code == 200 and polled.json()["state"] == "pending"
+
+
+def test_the_levels_read_back_in_the_order_they_were_given(api_member):
+    client, membership = api_member(Role.MANAGER)
+    business = BusinessFactory(reseller=membership.reseller)
+    response = client.put(url(membership, business),
+                          {"levels": {"Zone": "Z1", "Brand": "Burgers", "Area": "A9"}},
+                          format="json")
+    entry = OutboxEntry.unscoped.get(pk=response.json()["id"])
+    with tenant_scope(membership.reseller):
+        HierarchyUpdate().on_accepted(entry, None)
+    body = client.get(url(membership, business)).json()
+    assert list(body["levels"]) == ["Zone", "Brand", "Area"]
+    assert list(body["requested_levels"]) == ["Zone", "Brand", "Area"]
 
 
 def test_viewer_and_read_only_token_get_403_on_put(api_member):
@@ -89,7 +107,9 @@ def test_a_group_has_no_hierarchy_levels(api_member):
     client, membership = api_member()
     group = BusinessFactory(reseller=membership.reseller, type=Business.Type.ENTERPRISE_LOCATION)
     response = client.put(url(membership, group), {"levels": {"A": "b"}}, format="json")
-    assert response.status_code == 400
+    # Refused for its type before anything else (accounts.business_types).
+    assert response.status_code == 409
+    assert response.json()["code"] == "unsupported_business_type"
     assert outbox_count(membership.reseller) == 0
 
 

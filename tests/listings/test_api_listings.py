@@ -428,3 +428,84 @@ def test_a_manager_queues_a_listing_status_refresh(api_member, monkeypatch,
     outsider, _ = api_member(Role.MANAGER)
     assert outsider.post(reverse("api_listing_status_refresh", args=[
         membership.reseller.slug, location.remote_id])).status_code == 404
+
+
+def test_deleting_the_qna_of_a_business_without_questions_is_refused(world):
+    client, r = world["client"], world["reseller"]
+    empty = BusinessFactory(reseller=r)
+    response = client.delete(api_url("api_question_list", r, empty.remote_id))
+    assert response.status_code == 400
+    assert "has no questions or answers to delete" in \
+        response.json()["fields"]["business_number"][0]
+    with tenant_scope(r):
+        assert not OutboxEntry.objects.filter(kind=OutboxEntry.Kind.QNA_DELETE_ALL).exists()
+
+
+def test_questions_come_newest_first(world):
+    client, r, b = world["client"], world["reseller"], world["business"]
+    with tenant_scope(r):
+        for remote_id, day in ((11, "2026-03-01"), (12, "2025-01-01"), (10, "2026-05-01")):
+            Question.objects.create(reseller=r, business=b, remote_id=remote_id,
+                                    question=f"Q {day}", asked_at=f"{day}T10:00:00Z")
+    results = client.get(api_url("api_question_list", r, b.remote_id)).json()["results"]
+    assert [q["question"] for q in results][:3] == ["Q 2026-05-01", "Q 2026-03-01",
+                                                    "Q 2025-01-01"]
+
+
+def test_a_date_field_takes_and_gives_its_default_as_an_iso_day(world):
+    client, r = world["client"], world["reseller"]
+    url = api_url("api_custom_field_list", r)
+    response = client.post(url, {"field_name": "Renewal", "type": "DATE",
+                                 "default_value": "2026-12-31"}, format="json")
+    assert response.status_code == 202, response.json()
+    with tenant_scope(r):
+        entry = OutboxEntry.objects.get(pk=response.json()["id"])
+        assert entry.payload["defaultValue"] == "12/31/2026"  # the provider's format
+        CustomField.objects.create(reseller=r, remote_id=991, field_name="Renewal",
+                                   type="DATE", default_value="12/31/2026")
+    fields = {f["field_name"]: f for f in client.get(url).json()["results"]}
+    assert fields["Renewal"]["default_value"] == "2026-12-31"
+    bad = client.post(url, {"field_name": "Other", "type": "DATE",
+                            "default_value": "2026-02-30"}, format="json")
+    assert bad.status_code == 400 and "default_value" in bad.json()["fields"]
+
+
+def test_several_events_are_subscribed_in_one_request(world):
+    client, r = world["client"], world["reseller"]
+    url = api_url("api_subscription_list", r)
+    response = client.post(url, {"webhook_url": "https://hooks.example.com/many",
+                                 "event_names": ["LISTING_UPDATED", "SURVEY_COMPLETED"]},
+                           format="json")
+    assert response.status_code == 202, response.json()
+    changes = response.json()["changes"]
+    assert [change["kind"] for change in changes] == ["subscribe", "subscribe"]
+    with tenant_scope(r):
+        assert [OutboxEntry.objects.get(pk=change["id"]).payload["eventName"]
+                for change in changes] == ["LISTING_UPDATED", "SURVEY_COMPLETED"]
+
+
+@pytest.mark.parametrize("body,field", [
+    ({"event_names": ["LISTING_UPDATED"]}, "event_names"),
+    ({"event_name": "LISTING_UPDATED"}, "event_name"),
+])
+def test_an_event_the_url_already_receives_is_refused(world, body, field):
+    client, r = world["client"], world["reseller"]
+    # The seed subscribed https://hooks.example.com/0 to LISTING_UPDATED.
+    response = client.post(api_url("api_subscription_list", r),
+                           {"webhook_url": "https://hooks.example.com/0", **body},
+                           format="json")
+    assert response.status_code == 400
+    assert "Already delivered to this URL" in response.json()["fields"][field][0]
+    with tenant_scope(r):
+        assert not OutboxEntry.objects.filter(kind=OutboxEntry.Kind.SUBSCRIBE).exists()
+
+
+def test_events_are_given_one_way_only(world):
+    client, r = world["client"], world["reseller"]
+    url = api_url("api_subscription_list", r)
+    both = client.post(url, {"webhook_url": "https://hooks.example.com/n",
+                             "event_name": "LISTING_UPDATED",
+                             "event_names": ["SURVEY_COMPLETED"]}, format="json")
+    assert both.status_code == 400 and "event_name" in both.json()["fields"]
+    neither = client.post(url, {"webhook_url": "https://hooks.example.com/n"}, format="json")
+    assert neither.status_code == 400 and "event_names" in neither.json()["fields"]

@@ -1,6 +1,7 @@
 """The custom-field rules live in the service (`custom_field_validate`): the page's form and the
 API only read the input, run the rules and show their messages on the fields they name."""
 
+import datetime as dt
 import itertools
 
 import pytest
@@ -53,8 +54,10 @@ def refusal(tenant, **changes) -> dict[str, list[str]]:
      "The default of a number field must be a number, e.g. 42 or 3.5."),
     ({"type": "URL", "default_value": "ftp://x.example"}, "default_value",
      "The default of a URL field must be an http(s) URL."),
-    ({"type": "DATE", "default_value": "2026-12-31"}, "default_value",
-     "The default of a date field must be a date as MM/DD/YYYY."),
+    ({"type": "DATE", "default_value": "2026-02-30"}, "default_value",
+     "The default of a date field must be a real day, e.g. 2026-12-31."),
+    ({"type": "DATE", "default_value": "31/12/2026"}, "default_value",
+     "The default of a date field must be a real day, e.g. 2026-12-31."),
     ({"type": "DROPDOWN_SINGLE", "drop_down_options": ["A", "B"], "default_value": "C"},
      "default_value", "The default must be one of the options."),
     ({"type": "DROPDOWN_MULTI", "drop_down_options": ["A", "B"], "default_value": "A, C"},
@@ -66,6 +69,12 @@ def refusal(tenant, **changes) -> dict[str, list[str]]:
 ])
 def test_each_rule_names_its_field(tenant, changes, field, message):
     assert refusal(tenant, **changes) == {field: [message]}
+
+
+@pytest.mark.parametrize("given", ["2026-12-31", "12/31/2026", dt.date(2026, 12, 31)])
+def test_a_date_default_is_sent_as_the_provider_writes_it(tenant, given):
+    checked = validate(tenant, type="DATE", default_value=given)
+    assert checked["default_value"] == "12/31/2026"
 
 
 def test_every_broken_rule_is_reported_at_once(tenant):

@@ -204,9 +204,11 @@ def test_a_failed_version_is_retried_by_a_manager(manager, location, settings):
 def test_categories_are_fetched_on_demand_and_offered(manager, location):
     page = manager.get(editor_url(location))
     assert page.context["categories_missing"]
-    url = reverse("listing_categories_fetch", args=[location.reseller.slug, location.remote_id])
-    response = manager.post(url, {"country": location.country_code})
-    assert response.status_code == 302
+    # The fetch button belongs to the editor's own form: no second form posts elsewhere.
+    html = page.content.decode()
+    assert 'name="action" value="categories"' in html and 'id="categories-form"' not in html
+    response = post_form(manager, location, action="categories")
+    assert response.status_code == 200
     with tenant_scope(location.reseller):
         sources = set(Category.objects.filter(country_code=location.country_code)
                       .values_list("source", flat=True))
@@ -218,3 +220,59 @@ def test_categories_are_fetched_on_demand_and_offered(manager, location):
     assert not page.context["categories_missing"]
     assert 'id="categories-PROFILE"' in html and f'<option value="{maps_path}">' in html
     assert 'list="categories-PROFILE"' in html
+
+
+def test_fetching_categories_keeps_what_was_typed_and_sends_nothing(manager, location):
+    typed = {"businessinfo-mainBusinessDescription": "Wood-fired pizza since 1998, by the pier.",
+             "businessinfo-phone": "555-01",  # half typed: not checked yet, not lost either
+             "hours4-start_0": "18:00", "hours4-end_0": "02:00",
+             "profilecategories-additionalCategories": ["Pizza Takeout", "Bar"]}
+    response = post_form(manager, location, action="categories", **typed)
+    assert response.status_code == 200
+    html = response.content.decode()
+    for value in ("Wood-fired pizza since 1998, by the pier.", 'value="555-01"',
+                  'value="18:00"', 'value="02:00"', 'value="Pizza Takeout"', 'value="Bar"'):
+        assert value in html, value
+    assert "shaped (xxx) xxx-xxxx" not in html  # a fetch is not a review
+    assert "Nothing was sent" in html and "categories for United States" in html
+    assert response.context["open_section"] == "categories"
+    assert 'id="section-categories" open' in html
+    assert not response.context["categories_missing"]
+    assert not ListingVersion.unscoped.filter(business=location).exists()
+    assert not sandbox.ListingSubmission.objects.filter(location__number=location.remote_id)
+
+
+def test_categories_of_the_country_chosen_in_the_form_are_fetched(manager, location):
+    response = post_form(manager, location, action="categories",
+                         **{"address-countryCode": "CA"})
+    assert "categories for Canada" in response.content.decode()
+    assert response.context["category_country"] == "CA"
+    with tenant_scope(location.reseller):
+        assert Category.objects.filter(country_code="CA").exists()
+        assert not Category.objects.filter(country_code="US").exists()
+
+
+def test_an_overnight_range_is_accepted_by_the_provider_and_reads_back_whole(manager, location):
+    response = post_form(manager, location, **{
+        "hours4-start_0": "18:00", "hours4-end_0": "02:00",  # Friday night
+        "hours6-start_0": "20:00", "hours6-end_0": "01:30",  # Sunday night, into Monday
+        "hours5-closed": "on"})
+    assert response.status_code == 302, response.context and response.context["editor"].messages
+    send_all(location)
+    version = latest_version(location)
+    assert version.state == "accepted", version.outbox_entry.provider_message
+    stored = sandbox.Listing.objects.get(location__number=location.remote_id).payload
+    assert stored["additionalInfo"]["hoursOfOperations"] == [
+        {"day": 0, "isOpen": 1, "workingHours": [{"startHour": 0, "endHour": 5400}]},
+        {"day": 4, "isOpen": 1, "workingHours": [{"startHour": 64800, "endHour": 86400}]},
+        {"day": 5, "isOpen": 1, "workingHours": [{"startHour": 0, "endHour": 7200}]},
+        {"day": 6, "isOpen": 1, "workingHours": [{"startHour": 72000, "endHour": 86400}]}]
+    editor = manager.get(editor_url(location)).context["editor"]
+    days = {form.day: form for form in editor.sections[2].day_forms}
+    assert (days[4]["start_0"].value(), days[4]["end_0"].value()) == ("18:00", "02:00")
+    assert (days[6]["start_0"].value(), days[6]["end_0"].value()) == ("20:00", "01:30")
+    assert days[5]["closed"].value() and days[0]["closed"].value()
+    assert days[5].row_count == 1 and not days[5]["start_0"].value()
+    # Sent again unchanged, the form says nothing changed.
+    response = post_form(manager, location, action="review")
+    assert "Nothing changed" in response.content.decode()

@@ -109,7 +109,8 @@ def test_a_fixed_listing_keeps_its_status_and_opening_soon_date():
     status = editor.forms[2]
     assert status.fields["businessStatus"].disabled
     assert status.fields["openingSoonDate"].disabled
-    assert "fixed" in status.fields["businessStatus"].help_text
+    assert "refuses any change of the business status" in status.fields[
+        "businessStatus"].help_text
     assert editor.is_valid(), all_errors(editor)
     assert editor.document["additionalInfo"]["businessStatus"] == "Open"
     assert editor.document["additionalInfo"]["openingSoonDate"] == ""
@@ -157,7 +158,7 @@ FORMAT_CASES = [
     ({"mapsactionlinks-deepLinkUrl_0": "order"}, "mapsListing.mapsActionLinks[0].deepLinkUrl"),
     ({"mapsactionlinks-id_1": "call"}, "mapsListing.mapsActionLinks[1].deepLinkUrl"),
     ({"hours0-start_0": "9am"}, "additionalInfo.hoursOfOperations[0].workingHours[0].startHour"),
-    ({"hours0-end_1": "12:30"}, "additionalInfo.hoursOfOperations[0].workingHours[1].endHour"),
+    ({"hours0-end_1": "13:00"}, "additionalInfo.hoursOfOperations[0].workingHours[1].endHour"),
     ({"hours0-start_1": "11:00"}, "additionalInfo.hoursOfOperations[0].workingHours[1].startHour"),
     ({"hours6-start_0": "10:00", "hours6-end_0": "12:00"},
      "additionalInfo.hoursOfOperations[2].isOpen"),

@@ -30,7 +30,7 @@ def test_a_member_sees_frequency_quota_billing_themes_and_prompts(member_client)
     add_configuration(membership.reseller)
     add_configuration(ResellerFactory(), frequency="Weekly")
     page = client.get(url(membership.reseller)).content.decode()
-    for text in ("Monthly", "250", "CREDIT_SYSTEM", "Coffee near me", "best latte downtown",
+    for text in ("Every month", "250", "Paid with credits", "Coffee near me", "best latte downtown",
                  "quiet cafe to work", "Brunch", "No prompts."):
         assert text in page
     assert "Weekly" not in page

@@ -28,9 +28,19 @@ def add_field(reseller, name="Loyalty tier", **extra):
                                        type=extra.pop("type", "TEXT"), **extra)
 
 
+def refused(reseller, field_name, **fields):
+    """A custom field queued, then refused by the provider as a duplicate of its name."""
+    entry = custom_field_create(tenant=reseller, actor=None, field_name=field_name, **fields)
+    OutboxEntry.unscoped.filter(pk=entry.pk).update(
+        state=OutboxEntry.State.REJECTED, provider_code=5022,
+        provider_message=f"Another custom field with the same name exists: {field_name}")
+    return entry
+
+
 def valid(**changes):
     data = {"field_name": "Store manager", "type": "TEXT", "default_value": "",
-            "drop_down_options": "", "field_description": "Who runs the store", "filterable": ""}
+            "default_date": "", "drop_down_options": "",
+            "field_description": "Who runs the store", "filterable": ""}
     data.update(changes)
     return data
 
@@ -74,12 +84,14 @@ def test_a_subtree_member_is_refused_the_account_wide_page(member_client):
     assert client.post(url(reseller), valid()).status_code == 403
 
 
-@pytest.mark.parametrize("field_type,options,default", [
-    ("TEXT", "", "n/a"), ("URL", "", "https://example.com/info"), ("NUMBER", "", "3.5"),
-    ("DATE", "", "12/31/2026"), ("DROPDOWN_SINGLE", "Gold\nSilver", "Gold"),
-    ("DROPDOWN_MULTI", "Wifi\nParking\nPets", "Wifi, Pets"), ("TEXT_RAW", "", "<b>raw</b>"),
+@pytest.mark.parametrize("field_type,options,default,label", [
+    ("TEXT", "", "n/a", "Text"), ("URL", "", "https://example.com/info", "URL"),
+    ("NUMBER", "", "3.5", "Number"),
+    ("DROPDOWN_SINGLE", "Gold\nSilver", "Gold", "Drop-down (one choice)"),
+    ("DROPDOWN_MULTI", "Wifi\nParking\nPets", "Wifi, Pets", "Drop-down (several choices)"),
+    ("TEXT_RAW", "", "<b>raw</b>", "Raw text"),
 ])
-def test_every_type_can_be_created_and_is_queued(manager, field_type, options, default):
+def test_every_type_can_be_created_and_is_queued(manager, field_type, options, default, label):
     client, reseller = manager
     response = client.post(url(reseller), valid(type=field_type, drop_down_options=options,
                                                  default_value=default, filterable="on"))
@@ -92,7 +104,25 @@ def test_every_type_can_be_created_and_is_queued(manager, field_type, options, d
         expected["dropDownOptions"] = options.split("\n")
     assert entry.payload == expected
     page = client.get(url(reseller)).content.decode()
-    assert "Custom field Store manager" in page and "Pending" in page
+    # The change names the type in words, never its code.
+    assert f"Custom field Store manager, type {label}" in page and "Pending" in page
+    assert f"({field_type})" not in page
+
+
+def test_a_date_default_is_picked_as_a_date_and_sent_as_the_provider_writes_it(manager):
+    client, reseller = manager
+    form_page = client.get(url(reseller)).content.decode()
+    assert 'type="date" name="default_date"' in form_page
+    response = client.post(url(reseller), valid(type="DATE", default_date="2026-12-31"))
+    assert response.status_code == 302
+    assert OutboxEntry.unscoped.get().payload["defaultValue"] == "12/31/2026"
+
+
+def test_a_date_typed_in_the_text_box_without_javascript_is_still_read(manager):
+    client, reseller = manager
+    assert client.post(url(reseller), valid(type="DATE", default_value="2026-12-31")
+                       ).status_code == 302
+    assert OutboxEntry.unscoped.get().payload["defaultValue"] == "12/31/2026"
 
 
 @pytest.mark.parametrize("changes,field,message", [
@@ -106,7 +136,13 @@ def test_every_type_can_be_created_and_is_queued(manager, field_type, options, d
      "Options are only for the drop-down types"),
     ({"type": "NUMBER", "default_value": "many"}, "default_value", "must be a number"),
     ({"type": "URL", "default_value": "ftp://x.example"}, "default_value", "http(s) URL"),
-    ({"type": "DATE", "default_value": "2026-12-31"}, "default_value", "MM/DD/YYYY"),
+    ({"type": "DATE", "default_date": "2026-02-30"}, "default_date", "Default date: choose"),
+    ({"type": "DATE", "default_value": "next Tuesday"}, "default_value",
+     "A date field takes its default in “Default date”"),
+    ({"type": "DATE", "default_value": "x", "default_date": "2026-12-31"}, "default_value",
+     "A date field takes one default"),
+    ({"type": "TEXT", "default_date": "2026-12-31"}, "default_date",
+     "Only a date field takes a default date"),
     ({"type": "DROPDOWN_SINGLE", "drop_down_options": "A\nB", "default_value": "C"},
      "default_value", "must be one of the options"),
     ({"type": "DROPDOWN_MULTI", "drop_down_options": "A\nB", "default_value": "A, C"},
@@ -142,11 +178,7 @@ def test_a_name_already_known_is_refused_ignoring_case(manager, scope):
 def test_a_refused_duplicate_shows_the_providers_message_on_the_name(manager, scope):
     client, reseller = manager
     scope(reseller)
-    entry = custom_field_create(tenant=reseller, actor=None, field_name="Region", type="TEXT",
-                                field_description="Sales region")
-    OutboxEntry.unscoped.filter(pk=entry.pk).update(
-        state=OutboxEntry.State.REJECTED, provider_code=5022,
-        provider_message="Another custom field with the same name exists: Region")
+    entry = refused(reseller, "Region", type="TEXT", field_description="Sales region")
     page = client.get(url(reseller)).content.decode()
     assert "Rejected" in page and "Another custom field with the same name exists" in page
     assert f"?fix={entry.pk}" in page
@@ -155,6 +187,27 @@ def test_a_refused_duplicate_shows_the_providers_message_on_the_name(manager, sc
     form = response.context["form"]
     assert "same name exists" in form.errors["field_name"][0]
     assert form["field_description"].value() == "Sales region"
+
+
+def test_a_refused_date_field_comes_back_with_its_day_in_the_date_box(manager, scope):
+    client, reseller = manager
+    scope(reseller)
+    entry = refused(reseller, "Renewal", type="DATE", default_value="12/31/2026")
+    form = client.get(url(reseller) + f"?fix={entry.pk}").context["form"]
+    assert form["default_date"].value() == "2026-12-31"
+    assert form["default_value"].value() == ""
+    assert 'value="2026-12-31"' in str(form["default_date"])
+
+
+def test_the_list_shows_types_and_date_defaults_in_words_and_the_id_aside(member_client):
+    client, membership = member_client(Role.VIEWER)
+    add_field(membership.reseller, "Renewal", type="DATE", default_value="12/31/2026")
+    add_field(membership.reseller, "Parking", type="DROPDOWN_MULTI",
+              drop_down_options=["Street", "Garage"])
+    page = client.get(url(membership.reseller)).content.decode()
+    assert "Dec 31, 2026" in page and "12/31/2026" not in page
+    assert "Drop-down (several choices)" in page and "DROPDOWN_MULTI" not in page
+    assert "Field id " in page and '<th scope="col">Id</th>' not in page
 
 
 def test_fixing_another_tenants_change_is_404(manager, scope):

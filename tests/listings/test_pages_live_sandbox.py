@@ -1,11 +1,13 @@
 """The listings pages and their outbox handlers against the embedded sandbox over real HTTP:
 custom fields, Q&A deletion, webhook subscribe and unsubscribe, AI-search refresh."""
 
+import datetime as dt
 import io
 
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
+from django.utils import timezone
 
 from accounts.models import AuditEvent, Business, Reseller, Role
 from listings.models import AiSearchConfiguration, Answer, CustomField, Question, Subscription
@@ -147,9 +149,42 @@ def test_deleting_all_qna_is_accepted_and_the_rows_are_removed(reseller, manager
     assert "Accepted" in page and "all were deleted" in page
 
 
+def test_questions_synced_from_the_provider_show_in_date_order(reseller, manager, seeded):
+    """Question ids at the provider say nothing of when they were asked: ids chosen against
+    the dates, synced and shown newest first with their answers in order."""
+    number = seeded["location_numbers"][0]
+    location = sandbox.Business.objects.get(number=number)
+    sandbox.Question.objects.filter(location=location).delete()
+    base = timezone.now().replace(microsecond=0) - dt.timedelta(days=30)
+    asked = {}
+    for question_id, days, text in ((5_000_000_001, 20, "Newest question"),
+                                     (5_000_000_003, 2, "Oldest question"),
+                                     (5_000_000_002, 10, "Middle question")):
+        asked[text] = sandbox.Question.objects.create(
+            partner=location.partner, location=location, question_id=question_id, text=text,
+            updated_by="Sam", updated_at=base + dt.timedelta(days=days), user_category="CUSTOMER")
+    for answer_id, hours, text in ((6_000_000_009, 1, "First answer"),
+                                   (6_000_000_001, 5, "Second answer")):
+        sandbox.Answer.objects.create(
+            partner=location.partner, question=asked["Newest question"], answer_id=answer_id,
+            text=text, updated_by="Owner", user_category="MERCHANT",
+            updated_at=asked["Newest question"].updated_at + dt.timedelta(hours=hours))
+    call_command("sync", reseller.slug, "--only", "businesses", "qna", stdout=io.StringIO(),
+                 stderr=io.StringIO())
+    page = manager.get(reverse("business_qna", args=[reseller.slug, number])).content.decode()
+    order = [page.index(text) for text in ("Newest question", "Middle question",
+                                           "Oldest question")]
+    assert order == sorted(order)
+    answers = [page.index(text) for text in ("First answer", "Second answer")]
+    assert answers == sorted(answers)
+
+
 def test_deleting_the_qna_of_an_unknown_business_is_rejected(reseller):
     business = Business.unscoped.create(reseller=reseller, remote_id=999_999_999_999,
                                         name="Gone", tree_path="/999999999999/")
+    # Mirrored before the provider lost it: the portal has something to delete.
+    Question.unscoped.create(reseller=reseller, business=business, remote_id=42,
+                             question="Still open?")
     entry = send(reseller, queue(reseller, qna_delete_all, business=business))
     assert (entry.state, entry.provider_code) == (State.REJECTED, 1011)
 
@@ -159,7 +194,7 @@ def test_deleting_the_qna_of_an_unknown_business_is_rejected(reseller):
 def test_subscribe_then_unsubscribe_through_the_pages(reseller, manager, seeded):
     url = reverse("subscription_list", args=[reseller.slug])
     response = manager.post(url, {"webhook_url": "https://hooks.example.com/portal",
-                                  "event_name": "LISTING_UPDATED",
+                                  "event_names": ["LISTING_UPDATED"],
                                   "emails": "ops@example.com, team@example.com",
                                   "auth_username": "portal", "auth_password": "s3cret-pass"})
     assert response.status_code == 302
@@ -182,7 +217,7 @@ def test_subscribe_then_unsubscribe_through_the_pages(reseller, manager, seeded)
     assert "hooks.example.com/portal" in manager.get(url).content.decode()
 
     confirm = reverse("subscription_delete_confirm", args=[reseller.slug, remote.subscription_id])
-    assert "LISTING_UPDATED" in manager.get(confirm).content.decode()
+    assert "Listing updated" in manager.get(confirm).content.decode()
     manager.post(confirm)
     removal = send(reseller, OutboxEntry.unscoped.get(kind=Kind.UNSUBSCRIBE))
     assert removal.state == State.ACCEPTED

@@ -7,9 +7,9 @@ from accounts.models import AuditEvent, Reseller, Role
 from listings import tasks as tasks_ui
 from listings.models import ListingSite, ListingStatusReport
 from portal.tenancy import tenant_scope
-from sandbox.seeding import seed_partner
 from tests.accounts.ui_factories import SiteFactory, StatusReportFactory, make_tree
 from tests.factories import BusinessFactory, MembershipFactory, ResellerFactory
+from tests.live import connect_reseller
 
 
 @pytest.fixture
@@ -148,10 +148,7 @@ KEY = "ui-detail-test-partner-key"
 def seeded(live_server, settings, tmp_path):
     settings.DATA_DIR = tmp_path
     settings.PROVIDER_BACKOFF_BASE_SECONDS = 0.01
-    result = seed_partner(api_key=KEY, locations=3, seed=1, rate_limit=(1000, 1))
-    reseller = ResellerFactory(api_key=KEY, account_number=result["account_number"],
-                               provider_base_url=f"{live_server.url}/sandbox")
-    return reseller, result
+    return connect_reseller(live_server, key=KEY, locations=3, seed=1)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -5,9 +5,11 @@ from django.urls import reverse
 
 from accounts.models import AuditEvent, Business, HierarchyMapping, Role
 from listings.outbox_handlers import HierarchyUpdate
+from listings.selectors import hierarchy_level_list, hierarchy_requested_levels
 from outbox import services as outbox
 from outbox.models import OutboxEntry
 from portal.tenancy import tenant_scope
+from provider import ProviderClient
 from sandbox import models as sandbox
 from sandbox.seeding import seed_partner
 from tests.accounts.ui_factories import LevelFactory, make_tree
@@ -54,10 +56,13 @@ class TestPage:
         page = response.content.decode()
         assert "<th scope=\"row\">District</th><td>D7</td>" in page
         assert "replaces the whole hierarchy mapping" in page
+        # In the order the levels were entered (Region first), not alphabetical.
+        assert page.index("<th scope=\"row\">Region</th>") < page.index(
+            "<th scope=\"row\">District</th>")
         formset = response.context["formset"]
         assert [f.initial for f in formset.forms[:2]] == [
-            {"level_name": "District", "level_value": "D7"},
-            {"level_name": "Region", "level_value": "West"}]
+            {"level_name": "Region", "level_value": "West"},
+            {"level_name": "District", "level_value": "D7"}]
         assert len(formset.forms) == 4  # the two levels and two rows to add levels
 
     def test_viewer_sees_the_levels_but_no_form_and_cannot_post(self, member_client):
@@ -93,7 +98,7 @@ class TestPage:
         client, membership = member_client(Role.MANAGER)
         tree = make_tree(membership.reseller)
         page = client.get(url(tree.ent)).content.decode()
-        assert "Hierarchy levels belong to locations" in page
+        assert "Hierarchy levels belong to" in page
         client.post(url(tree.ent), form_data(("Region", "East")))
         assert entries() == []
 
@@ -151,7 +156,8 @@ def test_saving_queues_the_whole_mapping(location):
     assert response.status_code == 302
     [entry] = entries()
     assert entry.business_id == business.pk and entry.created_by == membership.user
-    assert entry.payload == {"levels": {"District": "D8", "Region": "West", "Brand": "Burgers"}}
+    assert entry.payload == {"levels": {"District": "D8", "Region": "West", "Brand": "Burgers"},
+                             "order": ["District", "Region", "Brand"]}
     assert entry.state == OutboxEntry.State.PENDING
     assert AuditEvent.unscoped.filter(action="hierarchy.update_requested").exists()
     page = client.get(response.url).content.decode()
@@ -160,11 +166,12 @@ def test_saving_queues_the_whole_mapping(location):
     with tenant_scope(membership.reseller):
         assert HierarchyMapping.objects.get(business=business, level_name="District"
                                             ).level_value == "D7"
-    # The form starts from the pending change, not from the older accepted values.
+    # The form starts from the pending change, not from the older accepted values, in the
+    # order it was entered.
     assert [f.initial for f in client.get(response.url).context["formset"].forms[:3]] == [
-        {"level_name": "Brand", "level_value": "Burgers"},
         {"level_name": "District", "level_value": "D8"},
-        {"level_name": "Region", "level_value": "West"}]
+        {"level_name": "Region", "level_value": "West"},
+        {"level_name": "Brand", "level_value": "Burgers"}]
 
 
 @pytest.mark.django_db
@@ -172,7 +179,7 @@ def test_removing_one_level_on_purpose(location):
     client, membership, business = location
     client.post(url(business), form_data(("District", "D7"), ("Region", "West"), initial=2,
                                          delete=(0,)))
-    assert entries()[0].payload == {"levels": {"Region": "West"}}
+    assert entries()[0].payload == {"levels": {"Region": "West"}, "order": ["Region"]}
 
 
 @pytest.mark.django_db
@@ -200,6 +207,39 @@ def test_accepting_replaces_the_mirrored_levels(location):
         levels = dict(HierarchyMapping.objects.filter(business=business)
                       .values_list("level_name", "level_value"))
     assert levels == {"Region": "East", "Brand": "Burgers"}  # District is gone
+
+
+@pytest.mark.django_db
+def test_the_order_entered_is_kept_from_the_form_to_the_page(location):
+    """Levels typed Zone, Brand, Area (not alphabetical) stay in that order: in the change,
+    in the form while it is pending, in the mirror once accepted and on the page."""
+    client, membership, business = location
+    client.post(url(business), form_data(("Zone", "Z1"), ("Brand", "Burgers"), ("Area", "A9"),
+                                         initial=2))
+    [entry] = entries()
+    with tenant_scope(membership.reseller):
+        assert list(hierarchy_requested_levels(entry)) == ["Zone", "Brand", "Area"]
+    pending = client.get(url(business)).context["formset"]
+    assert [f.initial["level_name"] for f in pending.forms[:3]] == ["Zone", "Brand", "Area"]
+    with tenant_scope(membership.reseller):
+        HierarchyUpdate().on_accepted(entry, None)
+        assert [row.level_name for row in hierarchy_level_list(
+            tenant=membership.reseller, business=business)] == ["Zone", "Brand", "Area"]
+    OutboxEntry.unscoped.filter(pk=entry.pk).update(state=OutboxEntry.State.ACCEPTED)
+    response = client.get(url(business))
+    page = response.content.decode()
+    assert page.index(">Zone</th>") < page.index(">Brand</th>") < page.index(">Area</th>")
+    assert [f.initial["level_name"] for f in response.context["formset"].forms[:3]] == [
+        "Zone", "Brand", "Area"]
+
+
+@pytest.mark.django_db
+def test_a_change_queued_before_the_order_was_kept_still_reads(location):
+    client, membership, business = location
+    entry = OutboxEntry.unscoped.create(
+        reseller=membership.reseller, business=business, kind=OutboxEntry.Kind.HIERARCHY_UPDATE,
+        payload={"levels": {"Region": "East"}})
+    assert hierarchy_requested_levels(entry) == {"Region": "East"}
 
 
 # -- against the sandbox over HTTP -------------------------------------------------------------
@@ -234,8 +274,18 @@ def test_a_saved_hierarchy_is_accepted_by_the_provider(seeded, member_client):
     response = client.post(url(location), form_data(("Region", "West"), ("Brand", "Burgers")))
     assert response.status_code == 302
 
-    [entry] = send_all(reseller)
+    sent = []
+    original = ProviderClient.update_hierarchy
+
+    def spy(self, business_id, mapping):
+        sent.append(list(mapping))
+        return original(self, business_id, mapping)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ProviderClient, "update_hierarchy", spy)
+        [entry] = send_all(reseller)
     assert entry.state == OutboxEntry.State.ACCEPTED
+    assert sent == [["Region", "Brand"]]  # on the wire in the order entered
     held = sandbox.HierarchyMapping.objects.get(location__number=number)
     assert held.levels == {"Region": "West", "Brand": "Burgers"}
     with tenant_scope(reseller):
@@ -243,6 +293,7 @@ def test_a_saved_hierarchy_is_accepted_by_the_provider(seeded, member_client):
                     .values_list("level_name", "level_value")) == held.levels
     page = client.get(url(location)).content.decode()
     assert "Accepted:" in page and "<td>Burgers</td>" in page
+    assert page.index(">Region</th>") < page.index(">Brand</th>")
 
 
 @pytest.mark.django_db(transaction=True)

@@ -1,6 +1,7 @@
 """Competitor review metrics: filters, pagination and a whitelisted sort over the mirror."""
 
 import itertools
+import re
 from decimal import Decimal
 
 import pytest
@@ -133,3 +134,26 @@ def test_the_query_count_does_not_grow_with_rows(viewer):
     for index in range(40):
         add_metric(reseller, f"Brand {index}", f"Place {index}", source=f"src{index % 4}")
     assert count() == few == 8
+
+
+def test_sources_read_in_words_in_the_filter_and_the_table(viewer):
+    """The same words as the reviews tab ("Business profile", "Maps"), never the aliases; the
+    provider's own vendor names read as the source they stand for."""
+    client, reseller = viewer
+    add_metric(reseller, "Crust Co", "Crust Co Pier", "google", "4.00", 3)
+    add_metric(reseller, "Crust Co", "Crust Co Mall", "citysearch", "3.00", 2)
+    response = client.get(url(reseller))
+    page = response.content.decode()
+    choices = dict(response.context["filters"].fields["source"].choices)
+    assert choices == {"": "All sources", "citysearch": "Citysearch",
+                       "google": "Business profile", "maps": "Maps",
+                       "profile": "Business profile"}
+    cells = [cell.strip() for cell in re.findall(r"</td><td>([^<]*)</td>\s*<td class=\"num\"",
+                                                 page)]
+    assert sorted(cells) == ["Business profile", "Business profile", "Business profile",
+                             "Citysearch", "Maps"]
+    for alias in ("profile", "maps", "google", "citysearch"):
+        assert f">{alias}<" not in page
+    # Filtering still goes by the alias.
+    response = client.get(url(reseller, "?source=maps"))
+    assert rows(response) == [("Bean Co", "Bean Co Harbor")]

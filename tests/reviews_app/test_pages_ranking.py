@@ -1,4 +1,6 @@
-"""Competitive ranking: a chart of the account against its competitors, and a table."""
+"""Competitive ranking of the whole account (mirrored by the sync): a chart against its
+competitors, and a table. The ranking of one enterprise, asked of the sandbox, is in
+test_ranking_enterprises.py."""
 
 import re
 from decimal import Decimal
@@ -47,7 +49,7 @@ def chart_bars(page):
 
 @pytest.fixture
 def viewer(member_client):
-    client, membership = member_client(Role.VIEWER)
+    client, membership = member_client(Role.VIEWER, reseller=ResellerFactory(name="Demo Agency"))
     return client, membership.reseller
 
 
@@ -57,16 +59,27 @@ def test_the_account_is_charted_against_its_competitors_and_highlighted(viewer):
     page = client.get(url(reseller)).content.decode()
     bars = chart_bars(page)
     assert [(label, value) for label, _, value in bars] == [
-        ("Bean Co", "4.6"), ("Harbor Group (you)", "4.1"), ("Roast Ltd", "3.9")]
+        ("Bean Co", "4.6"), ("Demo Agency", "4.1"), ("Roast Ltd", "3.9")]
     colours = {label: colour for label, colour, _ in bars}
-    assert colours["Harbor Group (you)"] != colours["Bean Co"] == colours["Roast Ltd"]
-    assert 'class="highlight"' in page and "Harbor Group" in page
+    assert colours["Demo Agency"] != colours["Bean Co"] == colours["Roast Ltd"]
+    assert 'class="highlight"' in page
+
+
+def test_the_account_is_named_as_the_reseller_not_as_the_providers_record(viewer):
+    """The provider names the account by its own record ("Harbor Group" here, "Northwind
+    Digital" in the demo); people know it as the reseller of this portal."""
+    client, reseller = viewer
+    add_ranking(reseller)
+    page = client.get(url(reseller)).content.decode()
+    assert "Harbor Group" not in page and "(you)" not in page
+    assert "<strong>Demo Agency</strong>" in page and "your account" in page
+    assert "Every brand of the account together" in page
 
 
 @pytest.mark.parametrize("metric,expected", [
-    ("positive", [("Bean Co", "60"), ("Harbor Group (you)", "50"), ("Roast Ltd", "25")]),
-    ("count", [("Bean Co", "120"), ("Harbor Group (you)", "80"), ("Roast Ltd", "40")]),
-    ("bogus", [("Bean Co", "4.6"), ("Harbor Group (you)", "4.1"), ("Roast Ltd", "3.9")]),
+    ("positive", [("Bean Co", "60"), ("Demo Agency", "50"), ("Roast Ltd", "25")]),
+    ("count", [("Bean Co", "120"), ("Demo Agency", "80"), ("Roast Ltd", "40")]),
+    ("bogus", [("Bean Co", "4.6"), ("Demo Agency", "4.1"), ("Roast Ltd", "3.9")]),
 ])
 def test_the_chart_can_compare_positive_share_or_review_count(viewer, metric, expected):
     client, reseller = viewer
@@ -79,7 +92,7 @@ def test_the_table_lists_counts_and_shares(viewer):
     client, reseller = viewer
     add_ranking(reseller)
     rows = client.get(url(reseller)).context["rows"]
-    account = next(row for row in rows if row.is_account)
+    account = next(row for row in rows if row.is_ranked)
     assert (account.count, account.positive, account.negative, account.positive_percent) == (
         80, 20, 10, 50)
     roast = next(row for row in rows if row.name == "Roast Ltd")
@@ -90,14 +103,15 @@ def test_without_a_ranking_the_page_says_so(viewer):
     client, reseller = viewer
     add_ranking(ResellerFactory())
     page = client.get(url(reseller)).content.decode()
-    assert "No competitive ranking yet" in page and "<svg" not in page
+    assert "No ranking of the whole account yet" in page and "<svg" not in page
 
 
 def test_no_competitors_still_charts_the_account(viewer):
     client, reseller = viewer
     add_ranking(reseller, competitors=[])
-    assert [label for label, _, _ in chart_bars(client.get(url(reseller)).content.decode())] == [
-        "Harbor Group (you)"]
+    page = client.get(url(reseller)).content.decode()
+    assert [label for label, _, _ in chart_bars(page)] == ["Demo Agency"]
+    assert "the provider has no competitor of Demo Agency" in page
 
 
 def test_another_tenants_member_gets_404(member_client):
@@ -125,4 +139,4 @@ def test_the_query_count_does_not_grow_with_competitors(viewer):
     few = count()
     ranking.competitors = [competitor(f"Rival {i}", i + 1, 3.5, 3, 2, 1) for i in range(40)]
     ranking.save()
-    assert count() == few == 5
+    assert count() == few == 6

@@ -3,13 +3,14 @@ adding a survey by id."""
 
 import datetime as dt
 import itertools
+import re
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from accounts.models import AuditEvent, Role
+from accounts.models import Role
 from reviews_app.models import Survey, SurveyResponse
 from tests.factories import BusinessFactory, ResellerFactory
 
@@ -173,18 +174,6 @@ def test_a_subtree_member_is_refused(member_client):
     assert client.post(list_url(reseller), {"remote_id": "5"}).status_code == 403
 
 
-def test_a_manager_adds_a_survey_by_id(member_client):
-    client, membership = member_client(Role.MANAGER)
-    reseller = membership.reseller
-    assert "No survey is followed yet" in client.get(list_url(reseller)).content.decode()
-    response = client.post(list_url(reseller), {"remote_id": "424242", "name": "Checkout"})
-    assert response.status_code == 302
-    assert response.url == list_url(reseller, "?survey=424242")
-    survey = Survey.unscoped.get(reseller=reseller)
-    assert (survey.remote_id, survey.name) == (424242, "Checkout")
-    assert AuditEvent.unscoped.filter(reseller=reseller, action="survey.added").exists()
-
-
 @pytest.mark.parametrize("data,message", [
     ({"remote_id": ""}, "This field is required."),
     ({"remote_id": "abc"}, "Enter a whole number."),
@@ -218,3 +207,28 @@ def test_the_query_count_does_not_grow_with_responses(viewer):
         add_response(survey, day=dt.date(2026, 1, 1) + dt.timedelta(days=index))
         add_survey(reseller, f"Z survey {index}")  # listed after the one shown
     assert count() == few == 7
+
+
+def test_question_types_and_parameters_read_in_words(viewer):
+    client, reseller = viewer
+    response = add_response(add_survey(reseller), locale="en_US", raw={
+        "customParam": {"visitType": "in-store"}, "extraParams": {"post_visit_campaign": "2"}})
+    page = client.get(detail_url(reseller, response.remote_id)).content.decode()
+    for words in ("Single choice", "Multiple choice", "Long text", "Short text", "Drop-down",
+                  "Rating", "Matrix of drop-downs", "Net Promoter Score",
+                  "Matrix of single choices", "<dt>Visit type</dt><dd>in-store</dd>",
+                  "<dt>Post visit campaign</dt><dd>2</dd>", "<dt>Language</dt><dd>English</dd>"):
+        assert words in page, words
+    shown = re.sub(r'class="[^"]*"', "", page)  # the codes may stay in class names
+    for code in ("radio", "matrixdropdown", "matrixradio", "textarea", "nps", "visitType",
+                 "en_US"):
+        assert f">{code}<" not in shown and f"> {code}<" not in shown, code
+
+
+def test_a_question_type_the_portal_does_not_know_shows_no_code(viewer):
+    client, reseller = viewer
+    response = add_response(add_survey(reseller),
+                            answers=[answer("Upload a photo", "fileupload", "a.jpg")])
+    page = client.get(detail_url(reseller, response.remote_id)).content.decode()
+    assert "Upload a photo" in page and "a.jpg" in page
+    assert "fileupload</small>" not in page

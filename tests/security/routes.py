@@ -38,7 +38,8 @@ EXCLUDED_PREFIXES = {
 }
 
 # Pages for signed-in users that belong to no tenant.
-SIGNED_IN_PAGES = {"home", "reseller_picker", "password_change", "password_change_done"}
+SIGNED_IN_PAGES = {"home", "reseller_picker", "password_change", "password_change_done",
+                   "profile"}
 
 
 @functools.cache

@@ -82,7 +82,7 @@ def test_api_body_rejects_bad_input_naming_the_field(op, world, api):
     base = valid_body(node)
 
     valid = isolated(lambda: send(url, base, format="json"))
-    assert valid.status_code < 500, (path, valid.content[:300])
+    assert_not_server_error(valid, path)  # a valid body may reach the (unreachable) provider
 
     broken = isolated(lambda: send(url, '{"name": ', content_type="application/json"))
     assert broken.status_code == 400 and broken.json()["code"] == "parse_error"

@@ -133,7 +133,9 @@ def fill(route: Route, tenant, place: Place, own_token: int) -> dict:
                   "api_subscription_detail": tenant.subscription.remote_id,
                   "survey_response_detail": tenant.survey_response.remote_id,
                   "api_survey_response_detail": tenant.survey_response.remote_id,
-                  "api_survey_responses": tenant.survey.remote_id}
+                  "api_survey_responses": tenant.survey.remote_id,
+                  "survey_unfollow_confirm": tenant.survey.remote_id,
+                  "api_survey_detail": tenant.survey.remote_id}
     kwargs = {}
     for name in route.kwargs:
         if name == "pk":

@@ -231,6 +231,8 @@ KWARG_OVERRIDES = {
     ("survey_response_detail", "remote_id"): lambda t: t.survey_response.remote_id,
     ("api_survey_response_detail", "remote_id"): lambda t: t.survey_response.remote_id,
     ("api_survey_responses", "remote_id"): lambda t: t.survey.remote_id,
+    ("survey_unfollow_confirm", "remote_id"): lambda t: t.survey.remote_id,
+    ("api_survey_detail", "remote_id"): lambda t: t.survey.remote_id,
     ("sync_run_detail", "pk"): lambda t: t.sync_run.pk,
     ("sync_run_progress", "pk"): lambda t: t.sync_run.pk,
     ("api_sync_run_detail", "pk"): lambda t: t.sync_run.pk,

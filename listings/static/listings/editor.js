@@ -68,6 +68,20 @@
     if (max && inputs.length >= max) button.disabled = true;
   });
 
+  // A focused field stays above the sticky "Review changes" bar. The stylesheet's scroll
+  // padding covers the keyboard's moves, but a textarea scrolls only its caret into view and
+  // may stay half under the bar.
+  var bar = document.querySelector(".sticky-actions");
+  if (bar) {
+    document.addEventListener("focusin", function (event) {
+      var field = event.target;
+      if (!field.closest || !field.closest(".listing-editor") || bar.contains(field)) return;
+      var box = field.getBoundingClientRect();
+      var top = bar.getBoundingClientRect().top;
+      if (box.bottom > top && box.height < top) window.scrollBy(0, box.bottom - top + 8);
+    });
+  }
+
   // Follow a pending change until the provider answers, then show the answer.
   var state = document.querySelector("[data-poll-url]");
   if (state && window.fetch) {

@@ -1,0 +1,119 @@
+"""How the API reference is written from the code: what groups an operation under, and which
+text reaches API users.
+
+Docstrings are notes for the portal's developers (they name mixins, services and attributes),
+so none reaches the schema. An operation's description is its `extend_schema(description=...)`,
+else its view's `api_description`; a body's description is its serializer's `api_description`;
+without one, nothing. Groups (tags) come from the URL, so that every operation of one resource
+is listed together whatever its view declares.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from drf_spectacular.openapi import AutoSchema
+
+# In the reference's order: each group with what API users read at its head.
+TAGS: dict[str, str] = {
+    "Businesses": "The account's businesses (resellers, enterprises and locations) and their "
+                  "tree, as last synced from the provider.",
+    "Listings": "A location's listing: the version the provider last accepted, the changes "
+                "sent and what became of each, the listing status per site, and the "
+                "provider's category lists.",
+    "Hierarchy": "The hierarchy levels of a location (for example region and district).",
+    "Media": "A business's photos and videos.",
+    "Q&A": "Questions asked about a location and their answers.",
+    "Reviews": "Review counts by rating, competitor metrics and the competitive ranking.",
+    "Surveys": "The surveys whose responses the portal follows, and those responses.",
+    "Custom fields": "The account's custom fields.",
+    "AI search": "The account's AI-search configuration.",
+    "Webhooks": "The account's webhook subscriptions: the provider calls these addresses when "
+                "an event happens.",
+    "Events": "Live updates: the events the provider delivered to the portal, and turning "
+              "their delivery on or off.",
+    "Sync": "Syncs of the account's data from the provider, and their progress.",
+    "Changes": "Every write queued for the provider (listings, media, custom fields, "
+               "hierarchy, Q&A deletions, webhooks), with its state; retry a failed one.",
+    "Tokens": "Personal API tokens.",
+    "Audit log": "Who did what in the account (owners only).",
+}
+
+# The resource names of a URL after /api/v1/t/{slug}/ (or after businesses/{remote_id}/).
+SEGMENT_TAGS: dict[str, str] = {
+    "businesses": "Businesses",
+    "children": "Businesses",
+    "listing": "Listings",
+    "listing-status": "Listings",
+    "categories": "Listings",
+    "hierarchy": "Hierarchy",
+    "media": "Media",
+    "questions": "Q&A",
+    "review-counts": "Reviews",
+    "competitor-metrics": "Reviews",
+    "competitive-ranking": "Reviews",
+    "surveys": "Surveys",
+    "survey-responses": "Surveys",
+    "custom-fields": "Custom fields",
+    "ai-search": "AI search",
+    "subscriptions": "Webhooks",
+    "events": "Events",
+    "live-updates": "Events",
+    "sync-runs": "Sync",
+    "changes": "Changes",
+    "tokens": "Tokens",
+    "audit-events": "Audit log",
+}
+
+
+def tag_for_path(path: str) -> str:
+    """The group of an operation, from its URL: `/api/v1/t/{slug}/businesses/{remote_id}/media/`
+    is Media, `/api/v1/t/{slug}/businesses/` Businesses. A resource missing from the table is
+    named after its URL segment, never after the tenant prefix."""
+    segments = [part for part in path.strip("/").split("/")
+                if part and not part.startswith("{")]
+    if "t" in segments[:4]:
+        segments = segments[segments.index("t") + 1:]
+    if len(segments) > 1 and segments[0] == "businesses":
+        segments = segments[1:]  # a business's sub-resource names the group
+    resource = segments[0] if segments else "businesses"
+    return SEGMENT_TAGS.get(resource, resource.replace("-", " ").capitalize())
+
+
+class PortalAutoSchema(AutoSchema):
+    def get_description(self) -> str:
+        return inspect.cleandoc(getattr(self.view, "api_description", "") or "")
+
+    def get_operation(self, path, path_regex, path_prefix, method, registry):
+        operation = super().get_operation(path, path_regex, path_prefix, method, registry)
+        if operation is not None:
+            # After the view's own tags (`extend_schema(tags=...)`), which would split a
+            # resource over several groups.
+            operation["tags"] = [tag_for_path(path)]
+        return operation
+
+    def _map_basic_serializer(self, serializer, direction):
+        schema = super()._map_basic_serializer(serializer, direction)
+        description = getattr(serializer, "api_description", "")
+        if description:
+            schema["description"] = inspect.cleandoc(description)
+        else:
+            schema.pop("description", None)
+        return schema
+
+    def _map_response_type_hint(self, method):
+        # The schema of a `get_<field>` method: its docstring is a developer's note too.
+        schema = super()._map_response_type_hint(method)
+        schema.pop("description", None)
+        return schema
+
+
+def add_tag_descriptions(result, generator, request, public):
+    """Postprocessing hook: the groups in the table's order, each with its description."""
+    used = {tag for operations in result.get("paths", {}).values()
+            for operation in operations.values() if isinstance(operation, dict)
+            for tag in operation.get("tags", [])}
+    result["tags"] = [{"name": name, "description": text} for name, text in TAGS.items()
+                      if name in used]
+    result["tags"] += [{"name": name} for name in sorted(used - set(TAGS))]
+    return result
