@@ -53,13 +53,8 @@ def business_reviews_rollup_fetch(*, tenant: Reseller, business: Business) -> Re
         reply = client.review_count_by_rating(
             business.remote_id, business_numbers=[],
             from_date=today - dt.timedelta(days=days), to_date=today)
-    by_rating = {rating: count for rating, count in reply.count_by_rating.items()
-                 if 1 <= rating <= 5}
-    rated = sum(by_rating.values())
-    counted = rated + reply.count_by_rating.get(UNRATED, 0)
-    total = max(reply.review_count or 0, counted)
-    average = (Decimal(sum(rating * count for rating, count in by_rating.items())) / rated
-               ).quantize(Decimal("0.01")) if rated else None
+    rated, average = reply.rated_and_average
+    total = max(reply.review_count or 0, rated + reply.count_by_rating.get(UNRATED, 0))
     figures = {"total": total, "rated": rated, "average": average, "days": days,
                "fetched_at": timezone.now()}
     cache.set(key, figures, REVIEWS_ROLLUP_CACHE_SECONDS)

@@ -20,6 +20,7 @@ from listings.charts import health_segments
 from listings.models import ListingStatusReport
 from listings.selectors import listing_health, listing_health_of_account
 from portal.charts import PALETTE, Segment, bar_chart, donut
+from provider.types import star_average
 from reviews_app.models import ReviewCount
 from sync.selectors import sync_run_list
 
@@ -36,7 +37,7 @@ class Reviews:
 
     @property
     def rated_count(self) -> int:
-        return sum(self.count_by_rating.values())
+        return star_average(self.count_by_rating)[0]
 
     @property
     def unrated_count(self) -> int:
@@ -136,11 +137,9 @@ def _reviews_summed(rows: QuerySet[ReviewCount]) -> Reviews | None:
         last_seen = seen_at if last_seen is None or seen_at > last_seen else last_seen
     if last_seen is None:
         return None
-    rated = sum(by_rating.values())
-    weighted = sum(int(rating) * n for rating, n in by_rating.items() if rating.isdigit())
-    average = ((Decimal(weighted) / rated).quantize(Decimal("0.01")) if rated
-               # Without a breakdown, one business's average is the provider's.
-               else provider_average if row_count == 1 else None)
+    rated, average = star_average(by_rating)
+    if not rated and row_count == 1:
+        average = provider_average  # without a breakdown, one business's average is the provider's
     return Reviews(review_count=total, average_rating=average, count_by_rating=by_rating,
                    last_seen_at=last_seen)
 

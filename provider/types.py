@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Literal, Protocol, Self, TypeVar
 
 JsonObject = Mapping[str, Any]
@@ -315,11 +316,33 @@ class SurveyResponsesPage:
         )
 
 
+STAR_RATINGS = frozenset({1, 2, 3, 4, 5})
+
+
+def star_average(count_by_rating: Mapping[int, int] | Mapping[str, int]
+                 ) -> tuple[int, Decimal | None]:
+    """The number of reviews with a star rating and their average, to two places. The
+    provider files a review without a rating under rating 0: it is counted, but it is not a
+    zero-star review, so it is in neither figure. Keys may be ints or their strings (as
+    mirrored in JSON)."""
+    stars = {int(rating): count for rating, count in count_by_rating.items()
+             if str(rating).isdigit() and int(rating) in STAR_RATINGS}
+    rated = sum(stars.values())
+    if not rated:
+        return 0, None
+    total = sum(rating * count for rating, count in stars.items())
+    return rated, (Decimal(total) / rated).quantize(Decimal("0.01"))
+
+
 @dataclass(frozen=True, slots=True)
 class ReviewCountByRating:
     review_count: int | None
     count_by_rating: dict[int, int]  # rating 0..5 -> count
     raw: JsonObject = field(repr=False, compare=False)
+
+    @property
+    def rated_and_average(self) -> tuple[int, Decimal | None]:
+        return star_average(self.count_by_rating)
 
     @classmethod
     def from_json(cls, payload: Any) -> Self:

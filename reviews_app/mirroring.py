@@ -24,18 +24,11 @@ def _decimal(value: float | None, places: int = 2) -> Decimal | None:
     return None if value is None else round(Decimal(str(value)), places)
 
 
-def average_rating(count_by_rating: dict[int, int]) -> Decimal | None:
-    total = sum(count_by_rating.values())
-    if not total:
-        return None
-    return round(Decimal(sum(r * c for r, c in count_by_rating.items())) / total, 2)
-
-
 def review_count_mirror(*, tenant: Reseller, remote_id: int,
                         counts: provider_types.ReviewCountByRating, seen_at: datetime) -> None:
     upsert(ReviewCount, [ReviewCount(
         reseller=tenant, remote_id=remote_id, review_count=counts.review_count or 0,
-        average_rating=average_rating(counts.count_by_rating),
+        average_rating=counts.rated_and_average[1],
         count_by_rating={str(r): c for r, c in sorted(counts.count_by_rating.items())},
         raw=dict(counts.raw), last_seen_at=seen_at, removed_at=None,
     )], unique_fields=["reseller", "remote_id"],

@@ -8,6 +8,7 @@ import hashlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 from django.conf import settings
 from django.core.cache import cache
@@ -21,6 +22,7 @@ from accounts.services import audit_record
 from portal.exceptions import ProviderUnavailable
 from provider import ProviderClient, Rejected
 from provider import types as provider_types
+from provider.types import star_average
 from reviews_app.mirroring import competitive_ranking_row, survey_responses_mirror
 from reviews_app.models import CompetitiveRanking, Survey
 
@@ -131,10 +133,8 @@ class ReviewCounts:
     from_cache: bool = False
 
     @property
-    def average(self) -> float | None:
-        rated = {r: c for r, c in self.counts.items() if r > 0}
-        number = sum(rated.values())
-        return round(sum(r * c for r, c in rated.items()) / number, 2) if number else None
+    def average(self) -> Decimal | None:
+        return star_average(self.counts)[1]
 
     @property
     def unrated(self) -> int:

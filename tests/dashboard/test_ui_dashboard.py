@@ -128,16 +128,20 @@ def test_dashboard_query_count_does_not_grow_with_rows(member_client):
     assert many <= 11
 
 
-def test_reviews_without_a_rating_are_counted_but_not_averaged(client):
+@pytest.mark.parametrize("unrated_bucket", [{}, {"0": 29}])
+def test_reviews_without_a_rating_are_counted_but_not_averaged(client, unrated_bucket):
     """1,199 reviews of which 29 have no rating: the average is over the 1,170 rated ones, and
-    the page says why the bars add up to less than the total."""
+    the page says why the bars add up to less than the total, whether the provider leaves the
+    unrated reviews out of its breakdown or files them under a rating of 0 (as the sandbox
+    does)."""
     from accounts.models import Role
     from tests.accounts.ui_factories import ReviewCountFactory
     from tests.factories import MembershipFactory
 
     membership = MembershipFactory(role=Role.VIEWER)
     ReviewCountFactory(reseller=membership.reseller, review_count=1199, average_rating="3.86",
-                       count_by_rating={"5": 519, "4": 327, "3": 167, "2": 73, "1": 84})
+                       count_by_rating={"5": 519, "4": 327, "3": 167, "2": 73, "1": 84,
+                                        **unrated_bucket})
     client.force_login(membership.user)
     response = client.get(reverse("tenant_home", args=[membership.reseller.slug]))
     reviews = response.context["dashboard"].reviews
