@@ -66,6 +66,14 @@ class User(AbstractBaseUser, PermissionsMixin):
         return self.full_name.split(" ")[0] if self.full_name else self.email
 
 
+class WireDialect(models.TextChoices):
+    """The names a provider address speaks (provider.dialects): the interface's neutral words
+    (the embedded sandbox's default) or the real provider's own (bingListing, gmbListing)."""
+
+    NEUTRAL = "neutral", "Neutral names (the embedded sandbox)"
+    PROVIDER = "provider", "The provider's own names (the real provider)"
+
+
 class Reseller(models.Model):
     """The tenant: an agency with its own provider account and key."""
 
@@ -98,6 +106,13 @@ class Reseller(models.Model):
         help_text="Provider requests allowed per window, shared by every worker.",
     )
     rate_limit_seconds = models.PositiveIntegerField(default=1, validators=[MinValueValidator(1)])
+    # The provider publishes no limit (its support gives it, when asked), so a new connection
+    # learns it: the shared pacer finds the rate the provider answers without 429s.
+    rate_limit_auto = models.BooleanField(
+        default=True, help_text="Learn the provider's rate limit instead of using the count.")
+    wire_dialect = models.CharField(
+        max_length=10, choices=WireDialect.choices, default=WireDialect.NEUTRAL,
+        help_text="The names the provider's address speaks on the wire.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -109,6 +124,13 @@ class Reseller(models.Model):
 
     def __repr__(self) -> str:
         return f"<Reseller {self.slug}>"
+
+    @property
+    def rate_limit_text(self) -> str:
+        """`auto` or `COUNT/SECONDS`, as the command line and the API write it."""
+        if self.rate_limit_auto:
+            return "auto"
+        return f"{self.rate_limit_count}/{self.rate_limit_seconds}"
 
     @property
     def has_api_key(self) -> bool:

@@ -7,6 +7,7 @@ import functools
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from django.conf import settings
 
@@ -15,14 +16,18 @@ from accounts.models import Reseller
 from portal.exceptions import ProviderUnavailable
 from portal.outbound import UnsafeURL, check_provider_base_url, url_origin
 from provider import (
+    AUTO,
+    AdaptivePacer,
     AuthError,
     FileRateLimiter,
+    FileStateStore,
     NotFound,
     ProviderClient,
     ProviderError,
     RateLimited,
     RateLimiter,
     RedisRateLimiter,
+    RedisStateStore,
     Transient,
 )
 
@@ -35,6 +40,30 @@ def shared_rate_limiter() -> RateLimiter:
     if settings.REDIS_URL:
         return RedisRateLimiter(settings.REDIS_URL)
     return FileRateLimiter(settings.DATA_DIR / "ratelimit")
+
+
+@functools.cache
+def _shared_pacer(redis_url: str, data_dir: str) -> AdaptivePacer:
+    store = RedisStateStore(redis_url) if redis_url else FileStateStore(Path(data_dir) / "pace")
+    return AdaptivePacer(store)
+
+
+def shared_pacer() -> AdaptivePacer:
+    """The pacer of the connections whose rate limit is learned (`auto`), shared like the
+    limiter: what one worker learns, every worker uses, and the next run starts from it."""
+    return _shared_pacer(settings.REDIS_URL or "", str(settings.DATA_DIR))
+
+
+def rate_limit_key(tenant: Reseller) -> str:
+    # Per key: a new key may come with another limit.
+    return f"reseller-{tenant.pk}-{tenant.api_key_fingerprint}"
+
+
+def learned_rate(tenant: Reseller) -> float | None:
+    """The rate (requests a second) the reseller's connection has learned, if it learns one."""
+    if not tenant.rate_limit_auto or not tenant.has_api_key:
+        return None
+    return shared_pacer().learned_rate(rate_limit_key(tenant))
 
 
 class KeyBoundElsewhere(CredentialError):
@@ -61,9 +90,11 @@ def provider_client(*, tenant: Reseller, **options) -> ProviderClient:
     return ProviderClient(
         base_url,
         api_key,
-        rate_limiter=shared_rate_limiter(),
-        rate_limit_key=f"reseller-{tenant.pk}-{tenant.api_key_fingerprint}",
-        rate_limit=(tenant.rate_limit_count, tenant.rate_limit_seconds),
+        rate_limiter=shared_pacer() if tenant.rate_limit_auto else shared_rate_limiter(),
+        rate_limit_key=rate_limit_key(tenant),
+        rate_limit=(AUTO if tenant.rate_limit_auto
+                    else (tenant.rate_limit_count, tenant.rate_limit_seconds)),
+        dialect=tenant.wire_dialect,
         timeout=(settings.PROVIDER_CONNECT_TIMEOUT, settings.PROVIDER_READ_TIMEOUT),
         max_retries=settings.PROVIDER_MAX_RETRIES,
         backoff_base=settings.PROVIDER_BACKOFF_BASE_SECONDS,

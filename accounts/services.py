@@ -9,7 +9,16 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from accounts import credentials
-from accounts.models import AuditEvent, Business, HierarchyMapping, Membership, Reseller, Role, User
+from accounts.models import (
+    AuditEvent,
+    Business,
+    HierarchyMapping,
+    Membership,
+    Reseller,
+    Role,
+    User,
+    WireDialect,
+)
 from portal.outbound import url_origin
 
 logger = logging.getLogger(__name__)
@@ -70,7 +79,22 @@ def user_create_or_update(*, email: str, password: str | None = None,
 
 
 RESELLER_EDITABLE_FIELDS = ("name", "account_number", "provider_base_url",
-                            "rate_limit_count", "rate_limit_seconds")
+                            "rate_limit_count", "rate_limit_seconds", "rate_limit_auto",
+                            "wire_dialect")
+RATE_LIMIT_RULE = 'Write "auto" (learn it) or COUNT/SECONDS, such as 100/1 or 600/60.'
+
+
+def rate_limit_parse(text: str) -> tuple[bool, int | None, int | None]:
+    """`auto` or `COUNT/SECONDS` as (learned, count, seconds); ValidationError on "rate_limit"
+    otherwise."""
+    text = text.strip().lower()
+    if text == "auto":
+        return True, None, None
+    count, slash, seconds = text.partition("/")
+    if not (slash and count.isdigit() and seconds.isdigit() and int(count) >= 1
+            and int(seconds) >= 1):
+        raise ValidationError({"rate_limit": f"{text!r} is not a rate limit. {RATE_LIMIT_RULE}"})
+    return False, int(count), int(seconds)
 
 
 @transaction.atomic
@@ -83,8 +107,12 @@ def reseller_create_or_update(
     provider_base_url: str,
     api_key: str | None = None,
     owner: User | None = None,
+    rate_limit: str | None = None,
+    wire_dialect: str | None = None,
 ) -> tuple[Reseller, bool]:
-    """Create the reseller named by `slug`, or bring an existing one to the given values."""
+    """Create the reseller named by `slug`, or bring an existing one to the given values.
+    `rate_limit` (`auto` or `COUNT/SECONDS`) and `wire_dialect` left out keep what the reseller
+    has (a new one learns its limit and speaks the neutral names)."""
     reseller = Reseller.objects.select_for_update().filter(slug=slug).first()
     created = reseller is None
     if created:
@@ -93,6 +121,16 @@ def reseller_create_or_update(
     reseller.name = name
     reseller.account_number = account_number
     reseller.provider_base_url = provider_base_url
+    if rate_limit is not None:
+        auto, count, seconds = rate_limit_parse(rate_limit)
+        reseller.rate_limit_auto = auto
+        if not auto:
+            reseller.rate_limit_count, reseller.rate_limit_seconds = count, seconds
+    if wire_dialect is not None:
+        if wire_dialect not in WireDialect.values:
+            raise ValidationError({"wire_dialect": f"{wire_dialect!r} is not a dialect: choose "
+                                                   + " or ".join(WireDialect.values) + "."})
+        reseller.wire_dialect = wire_dialect
     key_changed = False
     if api_key and (created or credentials.fingerprint(api_key.strip())
                     != reseller.api_key_fingerprint):

@@ -7,7 +7,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from accounts.audit_labels import action_choices
-from accounts.models import Membership, Reseller, Role
+from accounts.models import Membership, Reseller, Role, WireDialect
 from accounts.settings_selectors import limit_business_get
 from portal.outbound import UnsafeURL, check_provider_base_url
 
@@ -35,12 +35,26 @@ class ConnectionForm(forms.Form):
                   "entered with. A key entered here is stored encrypted and is never shown "
                   "again.",
     )
+    wire_dialect = forms.ChoiceField(
+        label="Names on the wire", choices=WireDialect.choices, required=False,
+        help_text="The real provider speaks its own names (its listing objects and category "
+                  "sources carry the vendors' names); the embedded sandbox speaks the neutral "
+                  "ones unless its account was seeded with the provider's.",
+    )
+    rate_limit_auto = forms.TypedChoiceField(
+        label="Rate limit", coerce=lambda value: value == "auto", widget=forms.RadioSelect,
+        required=False, empty_value=None,
+        choices=[("auto", "Learn it (recommended): start low, speed up while the provider "
+                          "answers, slow down when it says too many"),
+                 ("fixed", "I know it: use the count below")],
+        help_text="The provider publishes no limit; its support gives it when asked.",
+    )
     rate_limit_count = forms.IntegerField(
-        label="Requests allowed", min_value=1, max_value=1_000_000,
+        label="Requests allowed", min_value=1, max_value=1_000_000, required=False,
         help_text="How many provider requests every worker together may make per window.",
     )
     rate_limit_seconds = forms.IntegerField(
-        label="Per window of (seconds)", min_value=1, max_value=86_400,
+        label="Per window of (seconds)", min_value=1, max_value=86_400, required=False,
     )
 
     def __init__(self, *args, reseller: Reseller, **kwargs):
@@ -50,6 +64,8 @@ class ConnectionForm(forms.Form):
             "account_number": reseller.account_number,
             "rate_limit_count": reseller.rate_limit_count,
             "rate_limit_seconds": reseller.rate_limit_seconds,
+            "rate_limit_auto": "auto" if reseller.rate_limit_auto else "fixed",
+            "wire_dialect": reseller.wire_dialect,
         })
         super().__init__(*args, **kwargs)
         if not reseller.has_api_key:
@@ -69,6 +85,24 @@ class ConnectionForm(forms.Form):
         if key and any(ch.isspace() for ch in key):
             raise ValidationError("An API key has no spaces or line breaks.", code="invalid")
         return key
+
+    def clean(self):
+        data = super().clean()
+        # A form sent without these (an older page) keeps what the connection has.
+        if data.get("wire_dialect") in (None, ""):
+            data["wire_dialect"] = self.reseller.wire_dialect
+        if data.get("rate_limit_auto") is None and "rate_limit_auto" not in self.errors:
+            data["rate_limit_auto"] = self.reseller.rate_limit_auto
+        for name in ("rate_limit_count", "rate_limit_seconds"):
+            if data.get(name) is not None or name in self.errors:
+                continue
+            if data.get("rate_limit_auto") is False:
+                self.add_error(name, ValidationError(
+                    "Enter a number: a known rate limit needs its count and its window.",
+                    code="required"))
+            else:  # a learned limit keeps the count it had, for the day it is known again
+                data[name] = getattr(self.reseller, name)
+        return data
 
 
 class _LimitMixin(forms.Form):

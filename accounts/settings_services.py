@@ -15,7 +15,7 @@ from django.db import transaction
 from django.views.decorators.debug import sensitive_variables
 
 from accounts import credentials
-from accounts.models import ApiToken, Business, Membership, Reseller, Role, User
+from accounts.models import ApiToken, Business, Membership, Reseller, Role, User, WireDialect
 from accounts.provider_access import KeyBoundElsewhere, provider_client, provider_key_rejected
 from accounts.services import audit_record, membership_set, user_create_or_update
 from portal.exceptions import AccessRefused
@@ -23,7 +23,7 @@ from portal.outbound import UnsafeURL, check_provider_base_url, url_origin
 from provider import AuthError, NotFound, ProviderError, RateLimited, Rejected, Transient
 
 CONNECTION_FIELDS = ("provider_base_url", "account_number", "rate_limit_count",
-                     "rate_limit_seconds")
+                     "rate_limit_seconds", "rate_limit_auto", "wire_dialect")
 
 
 # -- the provider connection -----------------------------------------------------------------
@@ -59,6 +59,8 @@ def reseller_connection_update(
     account_number: int,
     rate_limit_count: int,
     rate_limit_seconds: int,
+    rate_limit_auto: bool = False,
+    wire_dialect: str = WireDialect.NEUTRAL,
     api_key: str = "",
 ) -> list[str]:
     """Save the connection settings; an empty `api_key` keeps the stored key, but only as long
@@ -81,6 +83,8 @@ def reseller_connection_update(
     reseller.account_number = account_number
     reseller.rate_limit_count = rate_limit_count
     reseller.rate_limit_seconds = rate_limit_seconds
+    reseller.rate_limit_auto = rate_limit_auto
+    reseller.wire_dialect = wire_dialect
     key_changed = bool(api_key) and (credentials.fingerprint(api_key)
                                      != reseller.api_key_fingerprint)
     # The same key typed again with a new address: bind it to that address.

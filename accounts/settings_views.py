@@ -12,6 +12,7 @@ from django.views.generic import TemplateView, View
 
 from accounts.audit_labels import action_label, object_label
 from accounts.models import Role
+from accounts.provider_access import learned_rate
 from accounts.settings_forms import (
     LIMIT_DATALIST_ID,
     AuditFilterForm,
@@ -39,6 +40,7 @@ from accounts.tenant_views import TenantViewMixin
 AUDIT_PAGE_SIZE = 50
 FIELD_NAMES = {"provider_base_url": "base URL", "account_number": "account number",
                "rate_limit_count": "rate limit", "rate_limit_seconds": "rate limit window",
+               "rate_limit_auto": "learned rate limit", "wire_dialect": "names on the wire",
                "api_key": "API key"}
 
 
@@ -59,6 +61,7 @@ class ConnectionView(TenantViewMixin, TemplateView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         context["form"] = kwargs.get("form") or ConnectionForm(reseller=self.tenant)
+        context["learned_rate"] = learned_rate(self.tenant)
         return context
 
     def post(self, request, *args, **kwargs):

@@ -15,6 +15,7 @@ from django.utils.html import format_html
 from django.views.generic import TemplateView, View
 
 from accounts.models import SyncRun
+from accounts.provider_access import learned_rate
 from accounts.tenant_views import TenantViewMixin
 from sync.forms import SyncStartForm, resource_label
 from sync.selectors import sync_run_get, sync_run_list
@@ -165,7 +166,8 @@ class SyncRunDetailView(TenantViewMixin, TemplateView):
         run = decorate(sync_run_get(tenant=self.tenant, pk=kwargs["pk"],
                                     membership=self.membership))
         payload = progress_payload(run)
-        context.update(run=run, progress=payload, poll_interval=POLL_INTERVAL_MS)
+        context.update(run=run, progress=payload, poll_interval=POLL_INTERVAL_MS,
+                       learned_rate=learned_rate(self.tenant))
         return context
 
 

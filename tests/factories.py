@@ -40,6 +40,9 @@ class ResellerFactory(factory.django.DjangoModelFactory):
     slug = factory.Sequence(lambda n: f"agency-{n}")
     account_number = factory.Sequence(lambda n: 9_000_000_000 + n)
     provider_base_url = "http://127.0.0.1:8000/sandbox"
+    # A known limit, so that tests do not wait for a learned one to warm up (tests of the
+    # learned limit ask for it).
+    rate_limit_auto = False
 
     @factory.post_generation
     def api_key(obj, create, extracted, **kwargs):  # noqa: N805
