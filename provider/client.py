@@ -7,6 +7,7 @@ timeouts, retries, error mapping), then parses the reply into the types of ``typ
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -21,6 +22,7 @@ from .dialects import (
     Dialect,
     category_source_to_wire,
     listing_to_wire,
+    review_sources_from_wire,
     review_sources_to_wire,
 )
 from .errors import Transient
@@ -236,9 +238,13 @@ class ProviderClient:
                 "competitorLocationIds": list(competitor_location_ids),
             },
         )
-        return self._fetch(
+        metrics = self._fetch(
             call, lambda data: parse_list(CompetitorReviewMetric, data, "competitor metrics")
         )
+        if self.dialect is Dialect.NEUTRAL:
+            return metrics
+        return [dataclasses.replace(metric, source=review_sources_from_wire([metric.source])[0])
+                if metric.source else metric for metric in metrics]
 
     def iter_competitor_review_metrics(
         self,

@@ -201,16 +201,17 @@ def _move_status_date_from_wire(payload: dict[str, Any]) -> None:
 def category_source_to_wire(source_name: str, dialect: Dialect | str) -> str:
     if Dialect(dialect) is Dialect.NEUTRAL:
         return source_name
-    return CATEGORY_SOURCES.get(source_name.upper(), source_name)
+    # Exact names only: the provider's source names are case-sensitive, so a misspelt one is
+    # left for the provider to refuse.
+    return CATEGORY_SOURCES.get(source_name, source_name)
 
 
 def category_source_from_wire(source_name: str) -> str:
     """The neutral source name of a provider one; a neutral name the provider does not use is
     not one of its sources (``UnknownName``)."""
-    upper = source_name.upper()
-    if upper in CATEGORY_SOURCES and CATEGORY_SOURCES[upper] != upper:
+    if source_name in CATEGORY_SOURCES and CATEGORY_SOURCES[source_name] != source_name:
         raise UnknownName(source_name)
-    return _WIRE_SOURCES.get(upper, source_name)
+    return _WIRE_SOURCES.get(source_name, source_name)
 
 
 def review_sources_to_wire(aliases: Sequence[str], dialect: Dialect | str) -> list[str]:

@@ -159,3 +159,8 @@ def test_review_sources_take_the_vendors_name():
 def test_the_body_code_decides_before_the_status(status, code, kind):
     body = {"code": code, "message": "m"} if code is not None else None
     assert type(error_from_reply(status, body)) is kind
+
+
+def test_a_misspelt_category_source_is_left_for_the_provider_to_refuse():
+    assert category_source_to_wire("engine", Dialect.PROVIDER) == "engine"
+    assert category_source_from_wire("bing") == "bing"
