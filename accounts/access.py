@@ -108,6 +108,7 @@ POLICY: dict[str, Rule] = {
     "api_provider_event_list": Rule(VIEWER, MANAGER, SUBTREE),
     "api_provider_event_detail": Rule(VIEWER, MANAGER, SUBTREE),
     "api_audit_event_list": Rule(OWNER, OWNER, ACCOUNT),
+    "api_connection": Rule(OWNER, OWNER, ACCOUNT),
     "api_custom_field_list": Rule(VIEWER, MANAGER, ACCOUNT),
     "api_ai_search": Rule(VIEWER, MANAGER, ACCOUNT),
     "api_ai_search_refresh": Rule(VIEWER, MANAGER, ACCOUNT),

@@ -1,7 +1,10 @@
+from django.core.exceptions import ValidationError
 from rest_framework import serializers
 
 from accounts.audit_labels import action_label
-from accounts.models import AuditEvent, Business
+from accounts.models import AuditEvent, Business, Reseller, WireDialect
+from accounts.services import RATE_LIMIT_RULE, rate_limit_parse
+from portal.api.serializers import StrictSerializer
 
 
 class BusinessSerializer(serializers.ModelSerializer):
@@ -53,3 +56,50 @@ class AuditFilterSerializer(serializers.Serializer):
                                                            "date."]})
         return attrs
 
+
+
+class ConnectionSerializer(StrictSerializer, serializers.ModelSerializer):
+    """The provider connection. The key itself is never read or written here: only its mask
+    and fingerprint are shown, and it is entered in Settings (or `reseller_create`)."""
+
+    rate_limit = serializers.CharField(
+        source="rate_limit_text", help_text=f"The provider's rate limit. {RATE_LIMIT_RULE}")
+    learned_rate = serializers.SerializerMethodField(
+        help_text="Requests a second the connection has learned, when its limit is auto.")
+    dialect = serializers.ChoiceField(
+        source="wire_dialect", choices=WireDialect.choices,
+        help_text="neutral: the interface's names (the embedded sandbox); provider: the real "
+                  "provider's own names.")
+    api_key = serializers.CharField(source="api_key_masked", read_only=True)
+    status = serializers.CharField(source="get_status_display", read_only=True)
+
+    class Meta:
+        model = Reseller
+        fields = ["provider_base_url", "account_number", "api_key", "api_key_fingerprint",
+                  "status", "rate_limit", "learned_rate", "dialect"]
+        read_only_fields = ["provider_base_url", "account_number", "api_key_fingerprint"]
+
+    def to_internal_value(self, data):
+        fixed = sorted(name for name in data if name in self.fields
+                       and self.fields[name].read_only) if hasattr(data, "keys") else []
+        if fixed:
+            raise serializers.ValidationError(
+                {name: ["Read-only here: the address, account and key are set in the portal's "
+                        "Settings."] for name in fixed})
+        return super().to_internal_value(data)
+
+    def validate(self, attrs):
+        if not attrs:
+            raise serializers.ValidationError("Nothing to change: send rate_limit or dialect.")
+        return attrs
+
+    def get_learned_rate(self, reseller: Reseller) -> float | None:
+        rate = self.context["learned_rate"]
+        return None if rate is None else round(rate, 1)
+
+    def validate_rate_limit(self, value: str) -> str:
+        try:
+            rate_limit_parse(value)
+        except ValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict["rate_limit"]) from exc
+        return value

@@ -12,4 +12,5 @@ urlpatterns = [
 
 urlpatterns += [
     path("audit-events/", views.AuditEventList.as_view(), name="api_audit_event_list"),
+    path("connection/", views.Connection.as_view(), name="api_connection"),
 ]

@@ -9,15 +9,19 @@ from accounts.api.serializers import (
     AuditEventSerializer,
     AuditFilterSerializer,
     BusinessSerializer,
+    ConnectionSerializer,
 )
 from accounts.filtersets import BusinessFilterSet
+from accounts.provider_access import learned_rate
 from accounts.selectors import (
     business_list,
     business_list_visible,
     business_rows_in_order,
 )
+from accounts.services import rate_limit_parse
 from accounts.settings_selectors import audit_event_search
-from portal.api.docs import ERRORS, READ_ERRORS
+from accounts.settings_services import reseller_connection_update
+from portal.api.docs import ERRORS, READ_ERRORS, WRITE_ERRORS
 
 
 class BusinessList(TenantAPIMixin, generics.ListAPIView):
@@ -79,3 +83,41 @@ class AuditEventList(TenantAPIMixin, generics.ListAPIView):
             key: value for key, value in filters.validated_data.items() if value})
 
 
+
+
+# -- the provider connection -------------------------------------------------------------------
+
+
+@extend_schema(summary="The provider connection (owners): its rate limit and names on the wire",
+               responses={200: ConnectionSerializer, **READ_ERRORS, 403: ERRORS[403]})
+class Connection(TenantAPIMixin, generics.RetrieveUpdateAPIView):
+    """The reseller's provider connection. PATCH sets the rate limit (`auto`, learned from the
+    provider's answers, or a known `COUNT/SECONDS`) and the names spoken on the wire; the API
+    key is entered in the portal's settings only and never shown here."""
+
+    api_description = __doc__  # written for API users (portal.api.schema)
+
+    serializer_class = ConnectionSerializer
+    http_method_names = ["get", "patch", "options", "head"]
+
+    def get_object(self):
+        return self.tenant
+
+    def get_serializer_context(self):
+        return {**super().get_serializer_context(), "learned_rate": learned_rate(self.tenant)}
+
+    @extend_schema(responses={200: ConnectionSerializer, **WRITE_ERRORS})
+    def patch(self, request, *args, **kwargs):
+        return super().patch(request, *args, **kwargs)
+
+    def perform_update(self, serializer):
+        tenant = self.tenant
+        data = serializer.validated_data
+        auto, count, seconds = rate_limit_parse(data.get("rate_limit_text",
+                                                         tenant.rate_limit_text))
+        reseller_connection_update(
+            tenant=tenant, actor=self.request.user,
+            provider_base_url=tenant.provider_base_url, account_number=tenant.account_number,
+            rate_limit_auto=auto, rate_limit_count=count or tenant.rate_limit_count,
+            rate_limit_seconds=seconds or tenant.rate_limit_seconds,
+            wire_dialect=data.get("wire_dialect", tenant.wire_dialect))

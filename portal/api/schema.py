@@ -37,6 +37,8 @@ TAGS: dict[str, str] = {
                "hierarchy, Q&A deletions, webhooks), with its state; retry a failed one.",
     "Tokens": "Personal API tokens.",
     "Audit log": "Who did what in the account (owners only).",
+    "Connection": "The provider connection (owners only): its rate limit, learned or known, "
+                  "and the names it speaks on the wire.",
 }
 
 # The resource names of a URL after /api/v1/t/{slug}/ (or after businesses/{remote_id}/).
@@ -63,6 +65,7 @@ SEGMENT_TAGS: dict[str, str] = {
     "changes": "Changes",
     "tokens": "Tokens",
     "audit-events": "Audit log",
+    "connection": "Connection",
 }
 
 

@@ -107,3 +107,74 @@ def test_a_known_limit_needs_its_numbers_and_nothing_is_lost(member_client):
         response.context["form"]["wire_dialect"].value() == "provider"
     reseller.refresh_from_db()
     assert reseller.wire_dialect == "neutral" and not reseller.rate_limit_auto
+
+
+# -- the API ---------------------------------------------------------------------------------
+
+
+def api_url(reseller):
+    return reverse("api_connection", args=[reseller.slug])
+
+
+def test_owners_read_and_set_the_connection_through_the_api(api_member, settings, tmp_path):
+    settings.DATA_DIR = tmp_path
+    settings.REDIS_URL = ""
+    reseller = ResellerFactory(api_key=KEY)
+    client, _ = api_member(Role.OWNER, reseller=reseller)
+    body = client.get(api_url(reseller)).json()
+    assert body["rate_limit"] == f"{reseller.rate_limit_count}/1"
+    assert body["dialect"] == "neutral" and body["learned_rate"] is None
+    assert body["api_key"].endswith(KEY[-4:]) and KEY[:-4] not in str(body)
+
+    response = client.patch(api_url(reseller), {"rate_limit": "auto", "dialect": "provider"},
+                            format="json")
+    assert response.status_code == 200, response.json()
+    assert response.json()["rate_limit"] == "auto"
+    reseller.refresh_from_db()
+    assert reseller.rate_limit_auto and reseller.wire_dialect == "provider"
+
+    response = client.patch(api_url(reseller), {"rate_limit": "600/60"}, format="json")
+    assert response.json()["rate_limit"] == "600/60"
+    reseller.refresh_from_db()
+    assert (reseller.rate_limit_auto, reseller.rate_limit_count, reseller.rate_limit_seconds) == (
+        False, 600, 60)
+    assert reseller.wire_dialect == "provider"  # left out: kept
+
+
+@pytest.mark.parametrize(("field", "value"), [("rate_limit", "fast"), ("rate_limit", "0/1"),
+                                              ("dialect", "klingon")])
+def test_bad_connection_input_names_the_field_and_changes_nothing(api_member, field, value):
+    reseller = ResellerFactory(api_key=KEY)
+    client, _ = api_member(Role.OWNER, reseller=reseller)
+    response = client.patch(api_url(reseller), {field: value}, format="json")
+    assert response.status_code == 400
+    assert field in str(response.json())
+    reseller.refresh_from_db()
+    assert not reseller.rate_limit_auto and reseller.wire_dialect == "neutral"
+
+
+def test_the_connection_is_for_owners_without_a_limit(api_member):
+    reseller = ResellerFactory(api_key=KEY)
+    manager, _ = api_member(Role.MANAGER, reseller=reseller)
+    assert manager.get(api_url(reseller)).status_code == 403
+    other, _ = api_member(Role.OWNER)
+    assert other.get(api_url(reseller)).status_code == 404
+
+
+def test_the_key_and_address_cannot_be_written_through_the_api(api_member):
+    reseller = ResellerFactory(api_key=KEY)
+    client, _ = api_member(Role.OWNER, reseller=reseller)
+    response = client.patch(api_url(reseller), {"api_key": "new-key-123456",
+                                                "provider_base_url": "http://evil.example"},
+                            format="json")
+    assert response.status_code == 400
+    assert set(response.json()["fields"]) >= {"api_key", "provider_base_url"}
+    reseller.refresh_from_db()
+    assert reseller.api_key().value == KEY
+
+
+def test_an_empty_change_is_refused(api_member):
+    reseller = ResellerFactory(api_key=KEY)
+    client, _ = api_member(Role.OWNER, reseller=reseller)
+    response = client.patch(api_url(reseller), {}, format="json")
+    assert response.status_code == 400 and "Nothing to change" in str(response.json())
