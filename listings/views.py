@@ -73,6 +73,11 @@ class QnaDeleteConfirmView(BusinessTabMixin, TemplateView):
 
 # -- custom fields ------------------------------------------------------------------------------
 
+# The provider's custom-field codes that are about one field of the form (5022 a duplicate name,
+# 5039 a reserved one, 5031 an unknown type); the others are about the whole request.
+CUSTOM_FIELD_ERROR_FIELDS = {5022: "field_name", 5039: "field_name", 5031: "type"}
+
+
 class CustomFieldListView(TenantViewMixin, TemplateView):
     template_name = "listings/custom_fields.html"
 
@@ -101,7 +106,7 @@ class CustomFieldListView(TenantViewMixin, TemplateView):
         message = f"The provider refused it: {entry.provider_message or entry.last_error}"
         if entry.provider_code is not None:
             message += f" (code {entry.provider_code})"
-        field = "field_name" if entry.provider_code in (5022, 5039) else None
+        field = CUSTOM_FIELD_ERROR_FIELDS.get(entry.provider_code)
         if field is None or not form.has_error(field):
             form.add_error(field, message)
         return form

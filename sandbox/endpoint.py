@@ -25,8 +25,13 @@ logger = logging.getLogger(__name__)
 ProviderView = Callable[..., HttpResponse]
 
 
-def provider_endpoint(*methods: str) -> Callable[[ProviderView], Callable[..., HttpResponse]]:
-    """Wrap ``view(request, partner, **path_params)`` as a provider operation."""
+def provider_endpoint(
+    *methods: str, missing_key_status: int = 401
+) -> Callable[[ProviderView], Callable[..., HttpResponse]]:
+    """Wrap ``view(request, partner, **path_params)`` as a provider operation.
+
+    ``missing_key_status``: the HTTP status the provider files its 1167 under for this one.
+    """
 
     def decorate(view: ProviderView) -> Callable[..., HttpResponse]:
         @csrf_exempt
@@ -38,7 +43,7 @@ def provider_endpoint(*methods: str) -> Callable[[ProviderView], Callable[..., H
                 return reply
             try:
                 refuse_nul(request, path_params)
-                partner = authenticate(request)
+                partner = authenticate(request, missing_key_status=missing_key_status)
                 add_latency(partner)
                 enforce_rate_limit(partner)
                 maybe_fail(partner)

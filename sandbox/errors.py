@@ -1,4 +1,10 @@
-"""The provider's error replies: always ``{"code": int, "message": str}``."""
+"""The provider's error replies: always ``{"code": int, "message": str}``.
+
+Where the provider documents an error, the sandbox answers it with the provider's HTTP status,
+body code and message word for word (docs/provider-interface.md, "Errors"), so that a client
+that works here meets nothing new at the provider. Messages the provider does not document
+(the input errors under body code 400) are the sandbox's own and name the field concerned.
+"""
 
 from __future__ import annotations
 
@@ -36,8 +42,13 @@ def bad_input(message: str) -> ApiError:
     return ApiError(400, INPUT_ERROR, message)
 
 
-def unknown_business(number: object) -> ApiError:
-    return ApiError(404, 1011, f"Business id is invalid: {number}")
+# The provider files 1011 under 404 on most operations and under 401 on add media, get media
+# and update hierarchy; those pass their status.
+UNKNOWN_BUSINESS = (1011, "Business id is invalid")
+
+
+def unknown_business(http_status: int = 404) -> ApiError:
+    return ApiError(http_status, *UNKNOWN_BUSINESS)
 
 
 def invalid_window() -> ApiError:

@@ -1,16 +1,22 @@
 """Validation of the provider's create-listing body, as the embedded sandbox enforces it.
 
 Sources: spec/interface.md ("Listing (create payload)", "States and transitions", the
-create-listing error table) and spec/parameters.md ("Listing lifecycle"). Every failure is a
-``ListingError`` whose HTTP status is always 400; ``validate_listing`` raises the first one.
+create-listing error table), spec/parameters.md ("Listing lifecycle") and the provider's own
+codes and messages (spec/provider-wire.md, section 3). Every failure is a ``ListingError`` whose
+HTTP status is always 400; ``validate_listing`` raises the first one. A rule of the provider's
+table answers the provider's message word for word; a shape error (code 400, which the provider
+does not document) names the offending field.
 
 Order of checks
 1. Shape and types (code 400): the body is an object, every key is one the spec names (at
    every level), every value has the spec's type and format. Objects are checked in the order
    of their keys in the payload.
 2. The error table in its order: 2296, 2297, 2290, 2503, 2276, 2277, 2278, 2162, 2511, 2512,
-   2513, 2514. The food links are only required to be strings in step 1, so that an invalid
-   link is reported as 2296/2297, not as a shape error.
+   2513, 2514, then the codes interface.md only lists, in the order of the provider's models:
+   2516, 2517, 2518, 2519, 2285 (model 2521), 2286 (model 2522), 6000, 6001. The food links,
+   the messaging link, the text-message number and the sub-locality are only required to be
+   strings in step 1, so that a wrong value is reported with its code, not as a shape error.
+   2515 and 2520 are never answered: the provider states no condition for them.
 
 Choices where the spec is silent
 - Required: ``businessInfo`` with a non-empty ``name``. Everything else is optional.
@@ -34,10 +40,13 @@ Choices where the spec is silent
   action links, labels of hour groups and attribute groups.
 - ``socialProfileURLs`` fields: engineProfileUrl, socialProfileUrl, shortMessageUrl, videoUrl,
   professionalUrl, photoUrl, pinUrl, bureauUrl, lendingUrl.
-- Hours are integer seconds since midnight, 0..86400, start < end (no overnight range). An
-  open day has at least one range; ranges of a day must not overlap (touching is fine). A
-  closed day has no ranges or ranges whose hours are both ``""``. A day appears at most once
-  in one list. Special hours: open entries on the same date must not overlap either.
+- Hours are integer seconds since midnight, 0..86400, start <= end (no overnight range: a
+  night is sent as two days). A range whose start equals its end is accepted, as in the
+  provider's own example body, and is not compared with the day's other ranges: the provider
+  does not say what it means. An open day has at least one range; other ranges of a day must
+  not overlap (touching is fine). A closed day has no ranges or ranges whose hours are both
+  ``""``. A day appears at most once in one list. Special hours: open entries on the same
+  date must not overlap either.
 - ``wholeWeekOperating`` and every ``isOpen`` are the integers 0 or 1 (not booleans).
 - countryCode: two ASCII letters, either case. zip: a non-negative integer or a string.
 - Maps categories are dotted paths of at least two non-empty segments (``Food.Restaurant``).
@@ -47,6 +56,17 @@ Choices where the spec is silent
 - Category comparisons (2277, 2278, 2503) ignore case. 2290's food-business test is the
   case-insensitive substring test parameters.md states (so "Barber Shop" counts, via "bar");
   with no primary profile category at all, a food link is rejected with 2290.
+- 2285: a text-message number has one of the two shapes the provider uses for phone numbers
+  elsewhere: ``(xxx) xxx-xxxx`` (businessInfo.phone) or international (``+`` and 7 to 15
+  digits, as the maps phone number). 2286: the messaging link is an http(s) URL.
+- 6000/6001 apply to a New Zealand address the payload carries (its countryCode, or the stored
+  one when it sends none): subLocality missing or blank (6000), or longer than 80 characters
+  (6001). For other countries the provider ignores the field, so it is not checked.
+- 2516/2517 look at an opening-soon date the payload carries: more than a year after today
+  (2516) or before today (2517). 2518: a reopen, opened-on or opening-soon date is sent while
+  the listing has no business status (neither in the payload nor stored). 2519: a fixed
+  listing whose status is Opening Soon is sent third-party categories that differ from the
+  stored ones.
 - A fixed listing (``previous`` is not None) treats an absent field as unchanged. Hence:
   2511/2512 fire only when the payload carries the field and its value differs from
   ``previous``'s (a field absent from ``previous`` compares as unset, so setting it is a
@@ -214,8 +234,8 @@ def _object(fields: Mapping[str, Check], required: tuple[str, ...] = ()) -> Chec
         for key, item in value.items():
             field_check = fields.get(key)
             if field_check is None:
-                owner = f"of {path}" if path else "top-level"
-                raise _shape_error(_join(path, key), f"is not a known {owner} field")
+                owner = f"field of {path}" if path else "top-level field"
+                raise _shape_error(_join(path, key), f"is not a known {owner}")
             field_check(item, _join(path, key))
 
     return check
@@ -339,8 +359,8 @@ def _check_range(start: Any, end: Any, path: str) -> tuple[int, int]:
                 _join(path, name),
                 f"must be an integer number of seconds from 0 to {SECONDS_PER_DAY}",
             )
-    if start >= end:
-        raise _shape_error(path, "must have startHour earlier than endHour")
+    if start > end:
+        raise _shape_error(path, "must not have startHour later than endHour")
     return start, end
 
 
@@ -351,6 +371,9 @@ def _check_blank_range(start: Any, end: Any, path: str) -> None:
 
 
 def _check_no_overlap(ranges: list[tuple[int, int, str]]) -> None:
+    # A range that starts where it ends may stand for nothing or for the whole day; the
+    # provider's example sends one and says neither, so it is not compared with the others.
+    ranges = [(start, end, path) for start, end, path in ranges if start != end]
     for (_, earlier_end, _), (later_start, _, later_path) in pairwise(sorted(ranges)):
         if later_start < earlier_end:
             raise _shape_error(later_path, "overlaps another working-hour range of the same day")
@@ -429,6 +452,7 @@ def _fields(names: str, check: Check) -> dict[str, Check]:
 
 _LOCATION = _object(
     {
+        # subLocality is only a string here: 6000/6001 judge it in the rule table.
         **_fields("address1 address2 subLocality city state", _string),
         "zip": _zip,
         "countryCode": _country_code,
@@ -486,8 +510,9 @@ _HOTEL_ATTRIBUTES = _object(
 _PROFILE_LISTING = _object(
     {
         **_fields("profileStoreId profilePhoneNumber primaryCategoryProfile", _string),
-        **_fields("profileDescription textMessageNumber", _string),
-        **_fields("profileWebsiteUrl messagingBusinessLink", _url),
+        # Only strings: a wrong number or link is 2285/2286 in the rule table.
+        **_fields("profileDescription textMessageNumber messagingBusinessLink", _string),
+        "profileWebsiteUrl": _url,
         "additionalCategories": _string_list,
         "attributes": _mapping_of(_array_of(_ATTRIBUTE_ITEM), "attribute group"),
         "hotelAttributes": _HOTEL_ATTRIBUTES,
@@ -602,18 +627,48 @@ class _Listing:
 
 
 Rule = Callable[[_Listing], ListingError | None]
+
+# The provider's code and message of each rule, word for word (its final full stops included).
+MESSAGES = {
+    2296: "Invalid Food Delivery link",
+    2297: "Invalid Food Takeout link",
+    2290: "Food Takeout/Food Delivery not supported for gmb primary category",
+    2503: "Primary category can not be included in additional category.",
+    2276: "Please add upto 9 GBP additional categories only.",
+    2277: "Duplicate GBP categories are not allowed.",
+    2278: "Primary GBP category is not allowed in additional GBP categories.",
+    2162: "Reopen date should not be less than current date.",
+    2511: "Cannot update business status when listing is already fixed.",
+    2512: "Cannot update opening soon date when listing is already fixed.",
+    2513: "Opened On date can not be in future.",
+    2514: "Opening Soon date is mandatory when business is marked as Opening soon.",
+    2515: "Reopen date is not supported for this date.",
+    2516: "Opening Soon Date can not be more than 1 year from now.",
+    2517: "Opening Soon date should not be less than current date.",
+    2518: "Business Status is mandatory to pass with reopen, opened on and opening soon date.",
+    2519: "Third party categories change for opening soon business is not allowed.",
+    2520: "Open Date is not supported for this date",
+    2285: "Invalid text message number",
+    2286: "Invalid whatsapp business link",
+    6000: "The 'sub_locality' field is mandatory for addresses in New Zealand.",
+    6001: "The 'sub_locality' field cannot exceed 80 characters.",
+}
 FOOD_LINK_CODES = {"foodDelivery": 2296, "foodTakeout": 2297}
+MAX_SUB_LOCALITY_LENGTH = 80
+SUB_LOCALITY_COUNTRY = "NZ"
+STATUS_DATES = ("reopenDate", "openedOnDate", "openingSoonDate")
+THIRD_PARTY_CATEGORIES = ("thirdPartyCategory", "thirdPartySubCategories")
+
+
+def _refused(code: int, field: str) -> ListingError:
+    return ListingError(code, MESSAGES[code], field)
 
 
 def _invalid_food_link(name: str) -> Rule:
     def rule(listing: _Listing) -> ListingError | None:
         link = listing.effective("profileListing", name)
         if link and not _is_http_url(link):
-            return ListingError(
-                FOOD_LINK_CODES[name],
-                f"profileListing.{name} must be a valid http(s) link",
-                f"profileListing.{name}",
-            )
+            return _refused(FOOD_LINK_CODES[name], f"profileListing.{name}")
         return None
 
     return rule
@@ -630,12 +685,7 @@ def _food_link_for_non_food_category(listing: _Listing) -> ListingError | None:
         return None
     for name in FOOD_LINK_CODES:
         if listing.effective("profileListing", name):
-            return ListingError(
-                2290,
-                f"profileListing.{name} is not supported for the primary category "
-                f"{category or '(none)'!r}; food links need a food business category",
-                f"profileListing.{name}",
-            )
+            return _refused(2290, f"profileListing.{name}")
     return None
 
 
@@ -647,37 +697,21 @@ def _maps_primary_in_additional(listing: _Listing) -> ListingError | None:
     primary = listing.effective("mapsListing", "primaryCategory")
     additional = _folded(listing.effective("mapsListing", "additionalCategories"))
     if primary and primary.casefold() in additional:
-        return ListingError(
-            2503,
-            f"mapsListing.additionalCategories must not contain mapsListing.primaryCategory "
-            f"{primary!r}",
-            "mapsListing.additionalCategories",
-        )
+        return _refused(2503, "mapsListing.additionalCategories")
     return None
 
 
 def _too_many_profile_categories(listing: _Listing) -> ListingError | None:
     count = len(listing.effective("profileListing", "additionalCategories") or [])
     if count > MAX_PROFILE_ADDITIONAL_CATEGORIES:
-        return ListingError(
-            2276,
-            f"profileListing.additionalCategories holds {count} entries; at most "
-            f"{MAX_PROFILE_ADDITIONAL_CATEGORIES} are allowed",
-            "profileListing.additionalCategories",
-        )
+        return _refused(2276, "profileListing.additionalCategories")
     return None
 
 
 def _duplicate_profile_categories(listing: _Listing) -> ListingError | None:
-    seen: set[str] = set()
-    for category in listing.effective("profileListing", "additionalCategories") or []:
-        if category.casefold() in seen:
-            return ListingError(
-                2277,
-                f"profileListing.additionalCategories lists {category!r} more than once",
-                "profileListing.additionalCategories",
-            )
-        seen.add(category.casefold())
+    folded = _folded(listing.effective("profileListing", "additionalCategories"))
+    if len(set(folded)) < len(folded):
+        return _refused(2277, "profileListing.additionalCategories")
     return None
 
 
@@ -685,12 +719,7 @@ def _profile_primary_in_additional(listing: _Listing) -> ListingError | None:
     primary = listing.effective("profileListing", "primaryCategoryProfile")
     additional = _folded(listing.effective("profileListing", "additionalCategories"))
     if primary and primary.casefold() in additional:
-        return ListingError(
-            2278,
-            f"profileListing.additionalCategories must not contain the primary category "
-            f"{primary!r}",
-            "profileListing.additionalCategories",
-        )
+        return _refused(2278, "profileListing.additionalCategories")
     return None
 
 
@@ -702,27 +731,16 @@ def _sent_date(listing: _Listing, name: str) -> datetime.date | None:
 def _reopen_date_in_past(listing: _Listing) -> ListingError | None:
     reopen = _sent_date(listing, "reopenDate")
     if reopen is not None and reopen < listing.today:
-        return ListingError(
-            2162,
-            f"additionalInfo.reopenDate {reopen:%m/%d/%Y} is earlier than the current date "
-            f"{listing.today:%m/%d/%Y}",
-            "additionalInfo.reopenDate",
-        )
+        return _refused(2162, "additionalInfo.reopenDate")
     return None
 
 
-def _changed_while_fixed(name: str, code: int, label: str) -> Rule:
+def _changed_while_fixed(name: str, code: int) -> Rule:
     def rule(listing: _Listing) -> ListingError | None:
         if not (listing.is_fixed and listing.sends("additionalInfo", name)):
             return None
-        before, after = listing.stored("additionalInfo", name), listing.sent("additionalInfo", name)
-        if after != before:
-            return ListingError(
-                code,
-                f"additionalInfo.{name} ({label}) cannot be changed once the listing is fixed: "
-                f"it is {before!r}, the request sends {after!r}",
-                f"additionalInfo.{name}",
-            )
+        if listing.sent("additionalInfo", name) != listing.stored("additionalInfo", name):
+            return _refused(code, f"additionalInfo.{name}")
         return None
 
     return rule
@@ -731,27 +749,107 @@ def _changed_while_fixed(name: str, code: int, label: str) -> Rule:
 def _opened_on_date_in_future(listing: _Listing) -> ListingError | None:
     opened = _sent_date(listing, "openedOnDate")
     if opened is not None and opened > listing.today:
-        return ListingError(
-            2513,
-            f"additionalInfo.openedOnDate {opened:%m/%d/%Y} is in the future (today is "
-            f"{listing.today:%m/%d/%Y})",
-            "additionalInfo.openedOnDate",
-        )
+        return _refused(2513, "additionalInfo.openedOnDate")
     return None
 
 
 def _opening_soon_without_date(listing: _Listing) -> ListingError | None:
     status = listing.effective("additionalInfo", "businessStatus")
     if status == OPENING_SOON and not listing.effective("additionalInfo", "openingSoonDate"):
-        return ListingError(
-            2514,
-            f"additionalInfo.openingSoonDate is required when businessStatus is {OPENING_SOON}",
-            "additionalInfo.openingSoonDate",
-        )
+        return _refused(2514, "additionalInfo.openingSoonDate")
     return None
 
 
-# The create-listing error table of interface.md, in its order: the first failure wins.
+def _a_year_after(day: datetime.date) -> datetime.date:
+    try:
+        return day.replace(year=day.year + 1)
+    except ValueError:  # 29 February
+        return day.replace(year=day.year + 1, day=28)
+
+
+def _opening_soon_date_too_far(listing: _Listing) -> ListingError | None:
+    opening = _sent_date(listing, "openingSoonDate")
+    if opening is not None and opening > _a_year_after(listing.today):
+        return _refused(2516, "additionalInfo.openingSoonDate")
+    return None
+
+
+def _opening_soon_date_in_past(listing: _Listing) -> ListingError | None:
+    opening = _sent_date(listing, "openingSoonDate")
+    if opening is not None and opening < listing.today:
+        return _refused(2517, "additionalInfo.openingSoonDate")
+    return None
+
+
+def _date_without_status(listing: _Listing) -> ListingError | None:
+    if listing.effective("additionalInfo", "businessStatus"):
+        return None
+    for name in STATUS_DATES:
+        if listing.sent("additionalInfo", name):
+            return _refused(2518, "additionalInfo.businessStatus")
+    return None
+
+
+def _third_party_change_while_opening_soon(listing: _Listing) -> ListingError | None:
+    if not listing.is_fixed:
+        return None
+    if listing.effective("additionalInfo", "businessStatus") != OPENING_SOON:
+        return None
+    for name in THIRD_PARTY_CATEGORIES:
+        if listing.sends("thirdPartyListing", name) and listing.sent(
+            "thirdPartyListing", name
+        ) != listing.stored("thirdPartyListing", name):
+            return _refused(2519, f"thirdPartyListing.{name}")
+    return None
+
+
+def _is_phone_number(text: str) -> bool:
+    return bool(_PHONE_RE.fullmatch(text)) or _is_international_phone(text)
+
+
+def _invalid_text_message_number(listing: _Listing) -> ListingError | None:
+    number = listing.effective("profileListing", "textMessageNumber")
+    if number and not _is_phone_number(number):
+        return _refused(2285, "profileListing.textMessageNumber")
+    return None
+
+
+def _invalid_messaging_link(listing: _Listing) -> ListingError | None:
+    link = listing.effective("profileListing", "messagingBusinessLink")
+    if link and not _is_http_url(link):
+        return _refused(2286, "profileListing.messagingBusinessLink")
+    return None
+
+
+def _sent_nz_sub_locality(listing: _Listing) -> tuple[bool, str]:
+    """(whether the payload carries a New Zealand address, its subLocality)."""
+    address = listing.sent("businessInfo", "location")
+    if not isinstance(address, dict):
+        return False, ""
+    country = address.get("countryCode")
+    if not country:
+        stored = listing.stored("businessInfo", "location")
+        country = stored.get("countryCode") if isinstance(stored, dict) else None
+    is_nz = isinstance(country, str) and country.upper() == SUB_LOCALITY_COUNTRY
+    return is_nz, address.get("subLocality") or ""
+
+
+def _nz_address_without_sub_locality(listing: _Listing) -> ListingError | None:
+    is_nz, sub_locality = _sent_nz_sub_locality(listing)
+    if is_nz and not sub_locality:
+        return _refused(6000, "businessInfo.location.subLocality")
+    return None
+
+
+def _sub_locality_too_long(listing: _Listing) -> ListingError | None:
+    is_nz, sub_locality = _sent_nz_sub_locality(listing)
+    if is_nz and len(sub_locality) > MAX_SUB_LOCALITY_LENGTH:
+        return _refused(6001, "businessInfo.location.subLocality")
+    return None
+
+
+# The create-listing error table of interface.md, in its order, then the codes it only lists:
+# the first failure wins.
 RULE_TABLE: tuple[Rule, ...] = (
     _invalid_food_link("foodDelivery"),
     _invalid_food_link("foodTakeout"),
@@ -761,10 +859,18 @@ RULE_TABLE: tuple[Rule, ...] = (
     _duplicate_profile_categories,
     _profile_primary_in_additional,
     _reopen_date_in_past,
-    _changed_while_fixed("businessStatus", 2511, "business status"),
-    _changed_while_fixed("openingSoonDate", 2512, "opening-soon date"),
+    _changed_while_fixed("businessStatus", 2511),
+    _changed_while_fixed("openingSoonDate", 2512),
     _opened_on_date_in_future,
     _opening_soon_without_date,
+    _opening_soon_date_too_far,
+    _opening_soon_date_in_past,
+    _date_without_status,
+    _third_party_change_while_opening_soon,
+    _invalid_text_message_number,
+    _invalid_messaging_link,
+    _nz_address_without_sub_locality,
+    _sub_locality_too_long,
 )
 
 

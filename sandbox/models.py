@@ -34,6 +34,10 @@ class PartnerAccount(models.Model):
     rate_limit_window_seconds = models.PositiveIntegerField(
         default=60, validators=[MinValueValidator(1)]
     )
+    dialect = models.CharField(
+        max_length=10, default="neutral", choices=[("neutral", "Neutral names"),
+                                                   ("provider", "The provider's own names")],
+        help_text="The names this account reads and answers on the wire (sandbox.wire).")
     latency_ms = models.PositiveIntegerField(default=0, help_text="Added to every request.")
     error_rate = models.FloatField(
         default=0.0,

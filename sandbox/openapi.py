@@ -705,10 +705,12 @@ def _operation(
         "operationId": operation_id,
         "summary": summary,
         "parameters": list(parameters),
+        # An operation's own text for a common status wins: the provider files some errors
+        # under 401 or 400 on some operations only.
         "responses": {
             "200": ok,
-            **{status: _error(text) for status, text in errors.items()},
             **COMMON_ERRORS,
+            **{status: _error(text) for status, text in errors.items()},
         },
     }
     if body is not None:
@@ -720,7 +722,11 @@ def _operation(
 
 
 BAD_INPUT = "Invalid input (code 400: malformed JSON, wrong type, missing field)"
-UNKNOWN = "Unknown business for this key (code 1011)"
+UNKNOWN = "Unknown business for this key (code 1011, \"Business id is invalid\")"
+UNKNOWN_UNDER_401 = (
+    "API key missing (code 1167) or invalid (code 1161), or a business unknown to this key "
+    "(code 1011): the provider files all three under 401 here"
+)
 WINDOW = "; code 1164 when the page window passes 100000"
 
 
@@ -735,7 +741,8 @@ def _paths() -> dict[str, Schema]:
                 ok=EMPTY_OK,
                 errors={
                     "400": "Invalid listing: code 400 (shape), 1043 (not a location), 2296, 2297, "
-                    "2290, 2503, 2276, 2277, 2278, 2162, 2511, 2512, 2513, 2514",
+                    "2290, 2503, 2276, 2277, 2278, 2162, 2511, 2512, 2513, 2514, 2516, 2517, "
+                    "2518, 2519, 2285, 2286, 6000, 6001, with the provider's messages",
                     "404": UNKNOWN,
                 },
             )
@@ -808,7 +815,7 @@ def _paths() -> dict[str, Schema]:
                 errors={
                     "400": BAD_INPUT + "; 2175 category, 2174 format, 2171 URL, 2181 non-MP4 "
                     "video, 1043 not a location",
-                    "404": UNKNOWN,
+                    "401": UNKNOWN_UNDER_401,
                 },
             )
         },
@@ -818,7 +825,7 @@ def _paths() -> dict[str, Schema]:
                 "Get media",
                 parameters=[_path_number("businessNumber", "Location number")],
                 ok=_json(ref("MediaList")),
-                errors={"400": BAD_INPUT + "; 1043 not a location", "404": UNKNOWN},
+                errors={"400": BAD_INPUT + "; 1043 not a location", "401": UNKNOWN_UNDER_401},
             )
         },
         "/v1/business/public/custom-fields/create": {
@@ -829,7 +836,8 @@ def _paths() -> dict[str, Schema]:
                 body=ref("CustomFieldRequest"),
                 ok=_json(ref("CustomFieldResult")),
                 errors={
-                    "400": BAD_INPUT + "; 5022 duplicate name, 5039 reserved name, 5040 too many",
+                    "400": BAD_INPUT + "; 5023 no body, 5031 unknown type, 5022 duplicate name, "
+                    "5039 reserved name, 5040 too many",
                     "404": UNKNOWN,
                 },
             )
@@ -842,7 +850,12 @@ def _paths() -> dict[str, Schema]:
                 body=ref("CountByRatingRequest"),
                 body_required=False,
                 ok=_json(ref("CountByRating")),
-                errors={"400": BAD_INPUT, "404": UNKNOWN},
+                errors={
+                    "400": BAD_INPUT + "; 1167 when the API key is missing (the provider files "
+                    "it under 400 here)",
+                    "401": "API key invalid (code 1161)",
+                    "404": UNKNOWN,
+                },
             )
         },
         "/v2/competitive/ranking": {
@@ -863,7 +876,7 @@ def _paths() -> dict[str, Schema]:
                 parameters=[_path_number("businessId", "Location id")],
                 body=ref("HierarchyMapping"),
                 ok=EMPTY_OK,
-                errors={"400": BAD_INPUT + "; 1043 not a location", "404": UNKNOWN},
+                errors={"400": BAD_INPUT + "; 1043 not a location", "401": UNKNOWN_UNDER_401},
             )
         },
         "/v1/qna/get": {
@@ -874,7 +887,12 @@ def _paths() -> dict[str, Schema]:
                 body=ref("QnaPageRequest"),
                 body_required=False,
                 ok=_json(ref("QnaPage")),
-                errors={"400": BAD_INPUT + WINDOW, "404": UNKNOWN},
+                errors={
+                    "400": "Page window over 100000 (code 1164)",
+                    "401": "API key missing (1167) or invalid (1161), or invalid input (code "
+                    "2466, \"Invalid input request\"): the provider files it under 401",
+                    "404": UNKNOWN,
+                },
             )
         },
         "/v1/qna/question/deleteAll": {
@@ -885,7 +903,13 @@ def _paths() -> dict[str, Schema]:
                 body=ref("QnaDeleteRequest"),
                 body_required=False,
                 ok=EMPTY_OK,
-                errors={"400": BAD_INPUT, "404": UNKNOWN},
+                errors={
+                    "400": BAD_INPUT,
+                    "401": "API key missing (1167) or invalid (1161); a questionId that is no "
+                    "id (2482) or names no question of the business (2461): the provider files "
+                    "them under 401",
+                    "404": UNKNOWN,
+                },
             )
         },
         "/v1/listing/status/location": {

@@ -22,6 +22,7 @@ from django.db import connection, models, transaction
 from django.utils import timezone
 
 from sandbox import seed_data as words
+from sandbox import wire
 from sandbox.auth import hash_key, key_prefix
 from sandbox.catalog import (
     ACTION_REQUIRED_ERRORS,
@@ -901,6 +902,7 @@ def seed_partner(
     error_rate: float | None = None,
     status_step_seconds: int | None = None,
     anchor: datetime.date | None = None,
+    dialect: str | None = None,
 ) -> dict[str, Any]:
     """Create or reset the partner account of ``api_key``; return the seeder's summary.
 
@@ -916,6 +918,8 @@ def seed_partner(
         raise SeedError("latency must be 0 or more milliseconds")
     if status_step_seconds is not None and status_step_seconds < 0:
         raise SeedError("status step must be 0 or more seconds")
+    if dialect is not None and dialect not in wire.DIALECTS:
+        raise SeedError(f"dialect must be one of {', '.join(wire.DIALECTS)}")
     limit = parse_rate_limit(rate_limit) if isinstance(rate_limit, str) else rate_limit
     anchor = anchor or timezone.localdate()
 
@@ -937,6 +941,8 @@ def seed_partner(
             partner.error_rate = error_rate
         if status_step_seconds is not None:
             partner.status_step_seconds = status_step_seconds
+        if dialect is not None:
+            partner.dialect = dialect
         partner.seed, partner.seeded_locations = seed, locations
 
         seeder = PartnerSeeder(partner, seed, anchor)
@@ -966,5 +972,6 @@ def seed_partner(
         "latency_ms": partner.latency_ms,
         "error_rate": partner.error_rate,
         "status_step_seconds": partner.status_step_seconds,
+        "dialect": partner.dialect,
         "base_path": "/sandbox",
     }

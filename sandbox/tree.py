@@ -9,20 +9,21 @@ from django.db.models import QuerySet
 from sandbox.errors import ApiError, unknown_business
 from sandbox.models import Business, BusinessAncestor, BusinessType, PartnerAccount
 
-NOT_A_LOCATION = (400, 1043, "Business must be an SMB or an enterprise sub-account")
+NOT_A_LOCATION = (400, 1043, "Business should be either SMB or Enterprise sub account")
 
 
-def find_business(partner: PartnerAccount, number: int) -> Business:
-    """The business with this number in the partner's tree; any other number is unknown (1011)."""
+def find_business(partner: PartnerAccount, number: int, *, unknown_status: int = 404) -> Business:
+    """The business with this number in the partner's tree; any other number is unknown (1011,
+    under ``unknown_status``: the provider's status for it differs between operations)."""
     business = Business.objects.filter(partner=partner, number=number).first()
     if business is None:
-        raise unknown_business(number)
+        raise unknown_business(unknown_status)
     return business
 
 
-def find_location(partner: PartnerAccount, number: int) -> Business:
+def find_location(partner: PartnerAccount, number: int, *, unknown_status: int = 404) -> Business:
     """A location (type Business) of the partner; a reseller or enterprise answers 1043."""
-    business = find_business(partner, number)
+    business = find_business(partner, number, unknown_status=unknown_status)
     if not business.is_location:
         raise ApiError(*NOT_A_LOCATION)
     return business
@@ -46,7 +47,7 @@ def locations_by_number(business: Business, numbers: Iterable[int]) -> list[Busi
     }
     for number in wanted:
         if number not in found:
-            raise unknown_business(number)
+            raise unknown_business()
     return [found[number] for number in wanted]
 
 

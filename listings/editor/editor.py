@@ -21,7 +21,7 @@ from django.utils import timezone
 from listings.editor import forms as f
 from listings.editor import hours
 from listings.editor import rows as r
-from listings.editor.errors import error_field
+from listings.editor.errors import error_field, rejection_text
 from listings.editor.rules import check_listing
 
 SECTIONS: tuple[tuple[str, str, str, tuple[type[f.SectionForm], ...]], ...] = (
@@ -205,7 +205,7 @@ class ListingEditor:
                        document: dict | None = None) -> str | None:
         """Put a provider's rejection next to its field; returns the field's path."""
         path = error_field(code, message, payload)
-        self.notice(path, f"Rejected by the provider (code {code}): {message}", document)
+        self.notice(path, rejection_text(code, message), document)
         return path
 
     def errors_by_path(self) -> dict[str, list[str]]:

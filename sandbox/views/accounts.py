@@ -26,7 +26,6 @@ from sandbox.inputs import (
     body_string,
     header_number,
     json_body,
-    json_object,
     parse_number,
     query_number,
     string_items,
@@ -107,16 +106,29 @@ def _filterable(value: Any) -> bool:
     raise bad_input('filterable must be "true" or "false"')
 
 
+# The provider's custom-field replies (all HTTP 400), word for word.
+NO_REQUEST = (5023, "Custom field request dto cannot be null.")
+UNKNOWN_TYPE = (5031, "Method not implemented for unknown custom field type.")
+DUPLICATE_NAME = (5022, "Another custom field with same name already present.")
+RESERVED_NAME = (5039, "Custom field name cannot be a reserved keyword.")
+TOO_MANY_FIELDS = (5040, "Max limit reached for custom fields.")
+
+
 @provider_endpoint("POST")
 def create_custom_field(request: HttpRequest, partner: PartnerAccount) -> HttpResponse:
     account_number = header_number(request, "x-business-number")
-    body = json_object(request)
+    # No body, or a JSON null, is the provider's "request dto cannot be null".
+    body = json_body(request, required=False)
+    if body is None:
+        raise ApiError(400, *NO_REQUEST)
+    if not isinstance(body, dict):
+        raise bad_input("Request body must be a JSON object")
     name = body_string(body, "fieldName", required=True).strip()
     if len(name) > MAX_FIELD_NAME_LENGTH:
         raise bad_input(f"fieldName must be at most {MAX_FIELD_NAME_LENGTH} characters")
     field_type = body_string(body, "type", required=True).strip()
     if field_type not in CUSTOM_FIELD_TYPES:
-        raise bad_input(f"type must be one of {', '.join(CUSTOM_FIELD_TYPES)}")
+        raise ApiError(400, *UNKNOWN_TYPE)
     default_value = body_string(body, "defaultValue") or ""
     description = body_string(body, "fieldDescription") or ""
     options = string_items(body_list(body, "dropDownOptions"), "dropDownOptions")
@@ -128,15 +140,15 @@ def create_custom_field(request: HttpRequest, partner: PartnerAccount) -> HttpRe
 
     owner = find_business(partner, account_number)
     if re.sub(r"[\s_-]", "", name).casefold() in RESERVED_CUSTOM_FIELD_NAMES:
-        raise ApiError(400, 5039, f"Custom field name is reserved: {name}")
+        raise ApiError(400, *RESERVED_NAME)
     limit = getattr(settings, "SANDBOX_CUSTOM_FIELD_LIMIT", DEFAULT_CUSTOM_FIELD_LIMIT)
     now = timezone.now()
     try:
         with transaction.atomic():
             if CustomField.objects.filter(owner=owner, name_key=field_name_key(name)).exists():
-                raise _duplicate(name)
+                raise ApiError(400, *DUPLICATE_NAME)
             if CustomField.objects.filter(owner=owner).count() >= limit:
-                raise ApiError(400, 5040, f"Too many custom fields: at most {limit} per account")
+                raise ApiError(400, *TOO_MANY_FIELDS)
             field = CustomField.objects.create(
                 partner=partner,
                 owner=owner,
@@ -151,7 +163,7 @@ def create_custom_field(request: HttpRequest, partner: PartnerAccount) -> HttpRe
                 updated_at=now,
             )
     except IntegrityError as error:  # the same name created concurrently
-        raise _duplicate(name) from error
+        raise ApiError(400, *DUPLICATE_NAME) from error
     return JsonResponse(
         {
             "id": field.pk,
@@ -160,10 +172,6 @@ def create_custom_field(request: HttpRequest, partner: PartnerAccount) -> HttpRe
             "updated": epoch_millis(field.updated_at),
         }
     )
-
-
-def _duplicate(name: str) -> ApiError:
-    return ApiError(400, 5022, f"Another custom field with the same name exists: {name}")
 
 
 # ---------------------------------------------------------------------------- hierarchy
@@ -181,7 +189,7 @@ def update_hierarchy(
             raise bad_input("Level names must have 1 to 200 characters")
         if not isinstance(value, str):
             raise bad_input(f"Level value of {name} must be a string")
-    location = find_location(partner, number)
+    location = find_location(partner, number, unknown_status=401)
     HierarchyMapping.objects.update_or_create(
         location=location,
         defaults={"partner": partner, "levels": levels, "updated_at": timezone.now()},

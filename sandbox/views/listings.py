@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from sandbox import wire
 from sandbox.catalog import CATEGORY_COUNTRIES, CATEGORY_SOURCES
 from sandbox.endpoint import empty_ok, provider_endpoint
 from sandbox.errors import INPUT_ERROR, ApiError
@@ -29,7 +30,11 @@ def create_listing(
             record_unreadable(partner, location, sent, unreadable)
         raise
     location = find_location(partner, number)
-    submit_listing(partner, location, payload, sent)
+    try:
+        submit_listing(partner, location, wire.listing_payload(partner.dialect, payload), sent)
+    except ApiError as refused:
+        refused.message = wire.message(partner.dialect, refused.message)
+        raise
     return empty_ok()
 
 
@@ -38,7 +43,7 @@ def location_status_report(request: HttpRequest, partner: PartnerAccount) -> Htt
     number = query_number(request, "businessNumber")
     location = Business.objects.filter(partner=partner, number=number).first()
     if location is None:
-        raise ApiError(404, 1175, f"No business found with the given id: {number}")
+        raise ApiError(404, 1175, "No business found with the given id")
     if not location.is_location:
         raise ApiError(*NOT_A_LOCATION)
     return JsonResponse(status_report(location))
@@ -57,6 +62,7 @@ def category_list(
     country = request.GET.get("countryCode", "").strip()
     if not source:
         raise _category_error("Source name not found")
+    source = wire.category_source(partner.dialect, source)
     if source not in CATEGORY_SOURCES:
         raise _category_error("Invalid Source Name")
     if not country:

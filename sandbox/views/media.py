@@ -33,6 +33,14 @@ def _is_media_url(text: str) -> bool:
     return parts.scheme in ("http", "https") and bool(parts.hostname) and " " not in text.strip()
 
 
+# The provider's media replies (HTTP 400), word for word. Its 2180 (image size) needs the
+# image itself, which the sandbox never fetches: it is never answered here.
+UNSUPPORTED_CATEGORY = (2175, "Provided media category is not supported")
+UNSUPPORTED_FORMAT = (2174, "Unsupported media format")
+INVALID_URL = (2171, "URL is invalid")
+VIDEO_NOT_MP4 = (2181, "Supported video format is MP4.")
+
+
 def _check_item(item: Any, index: int) -> dict[str, str]:
     """One media entry, checked in the order 2175, 2174, 2171, 2181 (parameters.md)."""
     where = f"media[{index}]"
@@ -48,15 +56,13 @@ def _check_item(item: Any, index: int) -> dict[str, str]:
     category = item.get("mediaCategory")
     media_format = item.get("mediaFormat")
     if category not in MEDIA_CATEGORIES:
-        raise ApiError(
-            400, 2175, f"{where}.mediaCategory must be one of {', '.join(MEDIA_CATEGORIES)}"
-        )
+        raise ApiError(400, *UNSUPPORTED_CATEGORY)
     if media_format not in MEDIA_FORMATS:
-        raise ApiError(400, 2174, f"{where}.mediaFormat is not supported: use PHOTO or VIDEO")
+        raise ApiError(400, *UNSUPPORTED_FORMAT)
     if not _is_media_url(url):
-        raise ApiError(400, 2171, f"{where}.url is not a valid URL")
+        raise ApiError(400, *INVALID_URL)
     if media_format == "VIDEO" and not urlsplit(url).path.lower().endswith(".mp4"):
-        raise ApiError(400, 2181, f"{where}: only MP4 videos are supported")
+        raise ApiError(400, *VIDEO_NOT_MP4)
     return {
         "url": url,
         "category": category,
@@ -79,7 +85,7 @@ def add_media(request: HttpRequest, partner: PartnerAccount, business_number: st
     if len(items) > MAX_MEDIA_PER_REQUEST:
         raise bad_input(f"media holds at most {MAX_MEDIA_PER_REQUEST} items per request")
     checked = [_check_item(item, index) for index, item in enumerate(items)]
-    location = find_location(partner, number)
+    location = find_location(partner, number, unknown_status=401)
     now = timezone.now()
     created = [
         MediaItem(
@@ -98,6 +104,8 @@ def add_media(request: HttpRequest, partner: PartnerAccount, business_number: st
 
 @provider_endpoint("GET")
 def get_media(request: HttpRequest, partner: PartnerAccount, business_number: str) -> HttpResponse:
-    location = find_location(partner, parse_number(business_number, "businessNumber"))
+    location = find_location(
+        partner, parse_number(business_number, "businessNumber"), unknown_status=401
+    )
     items = MediaItem.objects.filter(location=location).order_by("created_at", "pk")
     return JsonResponse({"media": [media_entry(item) for item in items]})

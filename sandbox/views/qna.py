@@ -7,12 +7,17 @@ from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from sandbox.endpoint import empty_ok, provider_endpoint
+from sandbox.errors import INPUT_ERROR, ApiError
 from sandbox.formats import clock_time, local, month_day_year
-from sandbox.inputs import body_int, check_window, json_object, query_number
+from sandbox.inputs import body_int, check_window, is_id, json_object, query_number
 from sandbox.models import Answer, PartnerAccount, Question
 from sandbox.tree import find_business, subtree_ids
 
 DEFAULT_PAGE_SIZE = 25
+# The provider files its Q&A input errors under HTTP 401, each with its own code.
+INVALID_INPUT = (401, 2466, "Invalid input request")
+INVALID_QUESTION_ID = (401, 2482, "Question Id is Invalid")
+NO_SUCH_QUESTION = (401, 2461, "No question found with provided request")
 
 
 def answer_entry(answer: Answer) -> dict:
@@ -51,10 +56,15 @@ def question_entry(question: Question) -> dict:
 @provider_endpoint("POST")
 def get_questions(request: HttpRequest, partner: PartnerAccount) -> HttpResponse:
     """Q&A of a location, or of every location under a reseller or enterprise; newest first."""
-    number = query_number(request, "businessId")
-    body = json_object(request, required=False)
-    start = body_int(body, "startIndex", 0)
-    size = body_int(body, "pageSize", DEFAULT_PAGE_SIZE)
+    try:
+        number = query_number(request, "businessId")
+        body = json_object(request, required=False)
+        start = body_int(body, "startIndex", 0)
+        size = body_int(body, "pageSize", DEFAULT_PAGE_SIZE)
+    except ApiError as error:
+        if error.code != INPUT_ERROR:
+            raise
+        raise ApiError(*INVALID_INPUT) from error
     check_window(start, size)
     business = find_business(partner, number)
     questions = Question.objects.filter(location_id__in=subtree_ids(business))
@@ -75,16 +85,21 @@ def get_questions(request: HttpRequest, partner: PartnerAccount) -> HttpResponse
 def delete_all_questions(request: HttpRequest, partner: PartnerAccount) -> HttpResponse:
     """Delete every question (and its answers) of the business and the locations under it.
 
-    The optional body's ``questionId`` and ``answerId`` are checked for type but do not narrow
-    the deletion: the operation deletes all.
+    The optional body's ``questionId`` and ``answerId`` do not narrow the deletion: the operation
+    deletes all. A ``questionId`` that is no integer is 2482, one that names no question of the
+    business 2461, as the provider answers them.
     """
     number = query_number(request, "businessId")
     body = json_object(request, required=False)
-    body_int(body, "questionId")
+    question_id = body.get("questionId")
+    if question_id is not None and not is_id(question_id):
+        raise ApiError(*INVALID_QUESTION_ID)
     body_int(body, "answerId")
     business = find_business(partner, number)
     with transaction.atomic():
         questions = Question.objects.filter(location_id__in=subtree_ids(business))
+        if question_id is not None and not questions.filter(question_id=question_id).exists():
+            raise ApiError(*NO_SUCH_QUESTION)
         Answer.objects.filter(question__in=questions).delete()
         questions.delete()
     return empty_ok()

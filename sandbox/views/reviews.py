@@ -7,6 +7,7 @@ from collections import defaultdict
 from django.db.models import Avg, Count, Max, QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from sandbox import wire
 from sandbox.endpoint import provider_endpoint
 from sandbox.errors import ApiError, bad_input
 from sandbox.inputs import (
@@ -53,14 +54,15 @@ def _within(reviews: QuerySet, start, end) -> QuerySet:
     return reviews
 
 
-@provider_endpoint("POST")
+@provider_endpoint("POST", missing_key_status=400)
 def count_by_rating(
     request: HttpRequest, partner: PartnerAccount, business_id: str
 ) -> HttpResponse:
     number = parse_number(business_id, "BusinessId")
     body = json_object(request, required=False)
     numbers = int_items(body_list(body, "businessNumbers"), "businessNumbers")
-    aliases = string_items(body_list(body, "sourceAlias"), "sourceAlias")
+    aliases = [wire.review_source_in(partner.dialect, alias)
+               for alias in string_items(body_list(body, "sourceAlias"), "sourceAlias")]
     start, end = _date_range(body, "fromDate", "toDate")
     business = find_business(partner, number)
     if numbers:
@@ -194,7 +196,8 @@ def competitor_metrics(request: HttpRequest, partner: PartnerAccount) -> HttpRes
     body = json_object(request, required=False)
     numbers = int_items(body_list(body, "businessNumbers"), "businessNumbers")
     start, end = _date_range(body, "fromDate", "toDate")
-    sources = string_items(body_list(body, "sources"), "sources")
+    sources = [wire.review_source_in(partner.dialect, source)
+               for source in string_items(body_list(body, "sources"), "sources")]
     brand_ids = id_items(body_list(body, "brandIds"), "brandIds")
     if len(brand_ids) > MAX_BRAND_IDS:
         raise ApiError(400, 2466, "Invalid input request")
@@ -236,7 +239,7 @@ def competitor_metrics(request: HttpRequest, partner: PartnerAccount) -> HttpRes
                 ],
                 "competitorLocation": page_competitors[group["competitor_id"]].name,
                 "competitorBrand": page_competitors[group["competitor_id"]].brand.name,
-                "source": group["source"],
+                "source": wire.review_source_out(partner.dialect, group["source"]),
                 "overallRating": round(group["average"], 2),
                 "reviewCount": group["count"],
             }

@@ -71,5 +71,5 @@ def unsubscribe(
     ).delete()
     if not deleted:
         # The provider answers an unknown id with HTTP 500 (parameters.md).
-        raise ApiError(500, 1005, f"Subscription not found for the id: {subscription_id}")
-    return JsonResponse({"message": "Unsubscribed successfully"})
+        raise ApiError(500, 1005, "Subscription Not found for Particular Id")
+    return JsonResponse({"message": "This Subscription has been Unsubscribed"})

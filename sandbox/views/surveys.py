@@ -29,8 +29,8 @@ SORT_FIELDS = {
 DEFAULT_PAGE_SIZE = 25
 
 
-def invalid_survey(survey_id: object) -> ApiError:
-    return ApiError(400, 1315, f"Invalid survey: {survey_id}")
+def invalid_survey() -> ApiError:
+    return ApiError(400, 1315, "Invalid survey.")
 
 
 def response_entry(response: SurveyResponse, *, with_tickets: bool) -> dict:
@@ -79,10 +79,10 @@ def survey_responses(request: HttpRequest, partner: PartnerAccount, survey_id: s
 
     business = find_business(partner, number)
     if not is_digits(survey_id.strip()):
-        raise invalid_survey(survey_id)
+        raise invalid_survey()
     survey = Survey.objects.filter(partner=partner, survey_id=int(survey_id)).first()
     if survey is None:
-        raise invalid_survey(survey_id)
+        raise invalid_survey()
 
     responses = SurveyResponse.objects.filter(survey=survey, location_id__in=subtree_ids(business))
     # Dates in the body are read in the project's time zone, like the dates of the reply.

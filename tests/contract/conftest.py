@@ -238,10 +238,17 @@ def sandbox_url(live_server) -> str:
     return f"{live_server.url}/sandbox"
 
 
+@pytest.fixture(params=["neutral", "provider"])
+def dialect(request) -> str:
+    """Every contract test runs twice: against an account that speaks the neutral names, and
+    against one that speaks only the provider's own, with the client in the same dialect."""
+    return request.param
+
+
 @pytest.fixture
-def seeded(transactional_db) -> dict[str, Any]:
+def seeded(transactional_db, dialect) -> dict[str, Any]:
     # status_step_seconds keeps the default (60 s): a create leaves its sites Submitted.
-    return seed_partner(api_key=KEY, locations=LOCATIONS, seed=SEED)
+    return seed_partner(api_key=KEY, locations=LOCATIONS, seed=SEED, dialect=dialect)
 
 
 @pytest.fixture
@@ -277,7 +284,7 @@ def ids(seeded) -> Ids:
 
 
 @pytest.fixture
-def make_client(sandbox_url) -> Callable[..., ProviderClient]:
+def make_client(sandbox_url, dialect) -> Callable[..., ProviderClient]:
     """``make_client(key=KEY, **options)``: a client of the sandbox, no retries by default."""
     made: list[ProviderClient] = []
 
@@ -285,6 +292,7 @@ def make_client(sandbox_url) -> Callable[..., ProviderClient]:
         options.setdefault("max_retries", 0)
         options.setdefault("session", OneConnectionPerRequest())
         options.setdefault("timeout", (5, 30))
+        options.setdefault("dialect", dialect)
         client = ProviderClient(sandbox_url, key, **options)
         made.append(client)
         return client

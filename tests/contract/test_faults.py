@@ -18,8 +18,9 @@ from .conftest import KEY, LIVE_DB, LOCATIONS, SEED
 pytestmark = LIVE_DB
 
 
-def test_injected_server_errors_are_transient(make_client, transactional_db):
-    seeded = seed_partner(api_key=KEY, locations=LOCATIONS, seed=SEED, error_rate=1.0)
+def test_injected_server_errors_are_transient(make_client, transactional_db, dialect):
+    seeded = seed_partner(api_key=KEY, locations=LOCATIONS, seed=SEED, error_rate=1.0,
+                           dialect=dialect)
     location = seeded["location_numbers"][0]
     client = make_client(max_retries=1, backoff_base=0.01)
 
@@ -40,8 +41,10 @@ def test_injected_server_errors_are_transient(make_client, transactional_db):
     assert MediaItem.objects.count() == before
 
 
-def test_a_rate_limited_read_is_retried_when_the_window_turns(make_client, transactional_db):
-    seeded = seed_partner(api_key=KEY, locations=LOCATIONS, seed=SEED, rate_limit=(1, 1))
+def test_a_rate_limited_read_is_retried_when_the_window_turns(make_client, transactional_db,
+                                                               dialect):
+    seeded = seed_partner(api_key=KEY, locations=LOCATIONS, seed=SEED, rate_limit=(1, 1),
+                           dialect=dialect)
     partner = PartnerAccount.objects.get(account_number=seeded["account_number"])
     client = make_client(
         rate_limiter=NullRateLimiter(),

@@ -26,8 +26,9 @@ REQUESTS = 60
 
 
 @pytest.fixture
-def limited(transactional_db) -> dict:
-    return seed_partner(api_key=KEY, locations=LOCATIONS, seed=SEED, rate_limit=PARTNER_LIMIT)
+def limited(transactional_db, dialect) -> dict:
+    return seed_partner(api_key=KEY, locations=LOCATIONS, seed=SEED, rate_limit=PARTNER_LIMIT,
+                        dialect=dialect)
 
 
 def burst(client, seeded, count: int) -> int:

@@ -12,8 +12,10 @@ from .conftest import KEY, LIVE_DB, listing_body
 pytestmark = LIVE_DB
 
 
-def test_the_default_session_reuses_connections_across_reply_shapes(sandbox_url, seeded, ids):
-    with ProviderClient(sandbox_url, KEY, max_retries=0, timeout=(5, 10)) as client:
+def test_the_default_session_reuses_connections_across_reply_shapes(sandbox_url, seeded, ids,
+                                                                   dialect):
+    with ProviderClient(sandbox_url, KEY, max_retries=0, timeout=(5, 10),
+                        dialect=dialect) as client:
         assert client.create_listing(ids.location, listing_body("Pooled Dental")) is None
         assert client.location_status(ids.location).business_name == "Pooled Dental"
         with pytest.raises(NotFound):

@@ -32,13 +32,14 @@ def test_subscribe_unsubscribe_then_unsubscribe_again(client, ids):
     assert row.auth == {"username": "portal", "password": "hook-secret"}
 
     result = client.unsubscribe(subscription.id, account_number=ids.account)
-    assert isinstance(result, UnsubscribeResult) and result.message
+    assert isinstance(result, UnsubscribeResult)
+    assert result.message == "This Subscription has been Unsubscribed"
     assert not StoredSubscription.objects.filter(subscription_id=subscription.id).exists()
 
     with pytest.raises(NotFound) as caught:
         client.unsubscribe(subscription.id, account_number=ids.account)
     assert (caught.value.code, caught.value.http_status) == (1005, 500)
-    assert subscription.id in caught.value.message
+    assert caught.value.message == "Subscription Not found for Particular Id"
     assert client.stats.retries == 0
 
 

@@ -124,8 +124,8 @@ def test_responses_are_those_of_locations_under_the_business_number(client, ids)
     )
 
 
-def test_an_unknown_or_foreign_survey_is_rejected(client, ids):
-    other = seed_partner(api_key=OTHER_KEY, locations=2, seed=6)
+def test_an_unknown_or_foreign_survey_is_rejected(client, ids, dialect):
+    other = seed_partner(api_key=OTHER_KEY, locations=2, seed=6, dialect=dialect)
     start, end = wide_range()
     for survey in (999_999_999, other["survey_ids"][0]):
         with pytest.raises(Rejected) as caught:

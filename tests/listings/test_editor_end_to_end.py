@@ -119,7 +119,7 @@ def test_a_change_the_provider_refuses_is_shown_on_its_field(manager, location):
     version = latest_version(location)
     entry = version.outbox_entry
     assert (version.state, entry.provider_code) == ("rejected", 2511)
-    assert "additionalInfo.businessStatus" in entry.provider_message
+    assert entry.provider_message == "Cannot update business status when listing is already fixed."
 
     page = manager.get(editor_url(location))
     editor = page.context["editor"]

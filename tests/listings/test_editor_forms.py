@@ -220,7 +220,8 @@ def test_the_format_checks_agree_with_the_provider(where):
                 continue  # the portal reshapes ten digits typed another way; not a format verdict
         else:
             portal_ok = formats.parse_date(value) is not None
-        payload = {"businessInfo": {"name": "x"}}
+        # A status goes with the dates: a date without one is 2518, whatever its format.
+        payload = {"businessInfo": {"name": "x"}, "additionalInfo": {"businessStatus": "Open"}}
         payload.setdefault(section, {})[name] = value
         try:
             validate_listing(payload, previous=None, today=TODAY)

@@ -204,11 +204,11 @@ def test_a_provider_error_without_a_field_is_shown_above_the_form(client, locati
         version = listing_submit(tenant=location.reseller, actor=None, business=location,
                                  payload={"businessInfo": {"name": "X"}})
     OutboxEntry.unscoped.filter(pk=version.outbox_entry_id).update(
-        state="rejected", provider_code=6001, provider_message="Listing is locked")
+        state="rejected", provider_code=2515, provider_message="Listing is locked")
     log_in(client, location)
     page = client.get(url(location))
     assert page.context["editor"].messages == [
-        "Rejected by the provider (code 6001): Listing is locked"]
+        "Rejected by the provider (code 2515): Listing is locked"]
 
 
 def test_a_shape_error_lands_on_the_field_its_path_names(client, location):

@@ -100,7 +100,7 @@ def test_a_custom_field_is_accepted_then_a_duplicate_is_rejected_with_5022(resel
     refused = send(reseller, OutboxEntry.unscoped.filter(kind=Kind.CUSTOM_FIELD_CREATE)
                    .latest("created_at"))
     assert (refused.state, refused.provider_code) == (State.REJECTED, 5022)
-    assert "same name exists" in manager.get(url).content.decode()
+    assert "same name already present" in manager.get(url).content.decode()
     form = manager.get(f"{url}?fix={refused.pk}").context["form"]
     assert "same name" in " ".join(form.errors["field_name"])
     assert form["field_name"].value() == "Loyalty Tier"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from sandbox.models import AiSearchConfig, Business, CustomField, HierarchyMapping
 from tests.sandbox.conftest import LIVE_DB, assert_error
 
@@ -96,23 +98,45 @@ def test_custom_field_codes(api, seeded, settings):
     assert create_field(api, account, {"fieldName": "Shoe Size", "type": "NUMBER"}).ok
     # 5022: the same name in the same account, whatever the case; seeded names count too.
     for name in ("shoe size", "Loyalty Tier"):
-        assert_error(create_field(api, account, {"fieldName": name, "type": "TEXT"}), 400, 5022)
+        response = create_field(api, account, {"fieldName": name, "type": "TEXT"})
+        body = assert_error(response, 400, 5022)
+        assert body["message"] == "Another custom field with same name already present."
     # Another account may use the name.
     assert create_field(api, enterprise, {"fieldName": "Shoe Size", "type": "NUMBER"}).ok
     # 5039: the provider's own contact fields.
     for name in ("Email", "first_name", "Phone Number"):
-        assert_error(create_field(api, account, {"fieldName": name, "type": "TEXT"}), 400, 5039)
+        response = create_field(api, account, {"fieldName": name, "type": "TEXT"})
+        body = assert_error(response, 400, 5039)
+        assert body["message"] == "Custom field name cannot be a reserved keyword."
     # 5040: too many fields in the account (two seeded plus Shoe Size).
     settings.SANDBOX_CUSTOM_FIELD_LIMIT = 4
     assert create_field(api, account, {"fieldName": "Fourth", "type": "TEXT"}).ok
-    assert_error(create_field(api, account, {"fieldName": "Fifth", "type": "TEXT"}), 400, 5040)
+    response = create_field(api, account, {"fieldName": "Fifth", "type": "TEXT"})
+    body = assert_error(response, 400, 5040)
+    assert body["message"] == "Max limit reached for custom fields."
+
+
+@pytest.mark.parametrize("field_type", ["COLOUR", "text", "DROPDOWN"])
+def test_an_unknown_custom_field_type_is_5031(api, seeded, field_type):
+    response = create_field(api, seeded["account_number"], {"fieldName": "A", "type": field_type})
+    body = assert_error(response, 400, 5031)
+    assert body["message"] == "Method not implemented for unknown custom field type."
+    assert not CustomField.objects.filter(field_name="A").exists()
+
+
+@pytest.mark.parametrize("sent", [b"", b"  ", b"null"])
+def test_a_custom_field_request_without_a_body_is_5023(api, seeded, sent):
+    response = api.post("/v1/business/public/custom-fields/create", data=sent,
+                        headers={"x-business-number": str(seeded["account_number"]),
+                                 "Content-Type": "application/json"})
+    body = assert_error(response, 400, 5023)
+    assert body["message"] == "Custom field request dto cannot be null."
 
 
 def test_custom_field_bad_input(api, seeded):
     for body in [
         {"type": "TEXT"},
         {"fieldName": "", "type": "TEXT"},
-        {"fieldName": "A", "type": "COLOUR"},
         {"fieldName": "A"},
         {"fieldName": "A", "type": "TEXT", "dropDownOptions": ["x"]},
         {"fieldName": "A", "type": "DROPDOWN_SINGLE"},
@@ -141,8 +165,12 @@ def test_update_replaces_the_whole_mapping(api, location):
 def test_hierarchy_errors(api, seeded, location):
     assert_error(update_mapping(api, location.number, ["Region"]), 400, 400)
     assert_error(update_mapping(api, location.number, {"Region": 3}), 400, 400)
-    assert_error(update_mapping(api, 4242, {"Region": "X"}), 404, 1011)
-    assert_error(update_mapping(api, seeded["enterprise_ids"][0], {"Region": "X"}), 400, 1043)
+    # The provider files an unknown business under 401 on this operation.
+    body = assert_error(update_mapping(api, 4242, {"Region": "X"}), 401, 1011)
+    assert body["message"] == "Business id is invalid"
+    response = update_mapping(api, seeded["enterprise_ids"][0], {"Region": "X"})
+    body = assert_error(response, 400, 1043)
+    assert body["message"] == "Business should be either SMB or Enterprise sub account"
 
 
 # -------------------------------------------------------------------------------- AI search

@@ -325,6 +325,28 @@ def test_several_working_hour_ranges_per_day_are_accepted() -> None:
     assert stored["additionalInfo"]["hoursOfOperations"][0]["workingHours"] == ranges
 
 
+@pytest.mark.parametrize("hours", [0, 32400, 86400])
+def test_a_more_hours_range_that_starts_where_it_ends_is_accepted(hours: int) -> None:
+    """The provider states no order of a range's hours, and its own example body has such a
+    range: it is not refused, nor compared with the day's other ranges."""
+    ranges = [{"startHour": hours, "endHour": hours}, NINE_TO_FIVE]
+    payload = payload_with("additionalInfo.moreHours.Delivery[0].workingHours", ranges)
+    set_field(payload, "additionalInfo.mapsMoreHours.Takeout[0].workingHours", ranges[:1])
+    set_field(payload, "additionalInfo.hoursOfOperations[0].workingHours", ranges[:1])
+
+    assert accept(payload)["additionalInfo"]["moreHours"]["Delivery"][0]["workingHours"] == ranges
+
+
+def test_a_range_that_ends_before_it_starts_is_refused() -> None:
+    """A night is sent as two days (parameters.md: hours are seconds since that day's
+    midnight)."""
+    ranges = [{"startHour": 72000, "endHour": 7200}]
+    error = rejection(payload_with("additionalInfo.moreHours.Delivery[4].workingHours", ranges))
+
+    path = "additionalInfo.moreHours.Delivery[4].workingHours[0]"
+    assert (error.code, error.field) == (400, path)
+
+
 def test_touching_ranges_do_not_overlap() -> None:
     ranges = [{"startHour": 32400, "endHour": 43200}, {"startHour": 43200, "endHour": 61200}]
 
@@ -432,7 +454,7 @@ SHAPE_CASES: list[tuple[str, Any, str]] = [
     ),
     (
         "additionalInfo.hoursOfOperations[0].workingHours[0].endHour",
-        32400,
+        30000,
         "additionalInfo.hoursOfOperations[0].workingHours[0]",
     ),
     (
@@ -493,7 +515,6 @@ SHAPE_CASES: list[tuple[str, Any, str]] = [
     ("thirdPartyListing.thirdPartyCategory", ["x"], "thirdPartyListing.thirdPartyCategory"),
     ("profileListing.additionalCategories[0]", 5, "profileListing.additionalCategories[0]"),
     ("profileListing.foodDelivery", 42, "profileListing.foodDelivery"),
-    ("profileListing.messagingBusinessLink", "chat me", "profileListing.messagingBusinessLink"),
     (
         "profileListing.attributes.Service options[0].value",
         "yes",
@@ -701,12 +722,38 @@ def test_the_table_is_in_the_interface_order() -> None:
     assert TABLE_ORDER == [2296, 2297, 2290, 2503, 2276, 2277, 2278, 2162, 2511, 2512, 2513, 2514]
 
 
+# The provider's messages, copied by hand from its published models (spec/provider-wire.md,
+# section 3), final full stops as it writes them.
+PROVIDER_MESSAGES = {
+    2296: "Invalid Food Delivery link",
+    2297: "Invalid Food Takeout link",
+    2290: "Food Takeout/Food Delivery not supported for gmb primary category",
+    2503: "Primary category can not be included in additional category.",
+    2276: "Please add upto 9 GBP additional categories only.",
+    2277: "Duplicate GBP categories are not allowed.",
+    2278: "Primary GBP category is not allowed in additional GBP categories.",
+    2162: "Reopen date should not be less than current date.",
+    2511: "Cannot update business status when listing is already fixed.",
+    2512: "Cannot update opening soon date when listing is already fixed.",
+    2513: "Opened On date can not be in future.",
+    2514: "Opening Soon date is mandatory when business is marked as Opening soon.",
+    2516: "Opening Soon Date can not be more than 1 year from now.",
+    2517: "Opening Soon date should not be less than current date.",
+    2518: "Business Status is mandatory to pass with reopen, opened on and opening soon date.",
+    2519: "Third party categories change for opening soon business is not allowed.",
+    2285: "Invalid text message number",
+    2286: "Invalid whatsapp business link",
+    6000: "The 'sub_locality' field is mandatory for addresses in New Zealand.",
+    6001: "The 'sub_locality' field cannot exceed 80 characters.",
+}
+
+
 @pytest.mark.parametrize("code", TABLE_ORDER)
-def test_each_table_rule_has_its_code_field_and_message(code: int) -> None:
+def test_each_table_rule_has_its_code_field_and_the_providers_message(code: int) -> None:
     error = rejection(*_violating(code))
 
     assert (error.code, error.field) == (code, EXPECTED_FIELDS[code])
-    assert error.field in error.message
+    assert error.message == PROVIDER_MESSAGES[code]
     assert error.http_status == 400
 
 
@@ -724,6 +771,200 @@ def test_earlier_rule_of_the_table_wins(
 
 def test_all_violations_at_once_report_the_first_rule() -> None:
     assert rejection(*_violating(*reversed(TABLE_ORDER))).code == 2296
+
+
+# ------------------------------------------------ the codes interface.md only lists
+def _no_status(payload: dict[str, Any], previous: dict | None) -> dict | None:
+    del payload["additionalInfo"]["businessStatus"]  # its reopen and opened-on dates stay
+    return previous
+
+
+def _third_party_change_while_opening_soon(
+    payload: dict[str, Any], previous: dict | None
+) -> dict | None:
+    previous = accept(_opening_soon_listing())
+    payload["additionalInfo"].update(businessStatus="Opening Soon", openingSoonDate="09/01/2025")
+    payload["thirdPartyListing"]["thirdPartyCategory"] = "Pizzerias"
+    return previous
+
+
+def _nz_address(sub_locality: Any) -> Violation:
+    def violate(payload: dict[str, Any], previous: dict | None) -> dict | None:
+        location = payload["businessInfo"]["location"]
+        location.update(countryCode="NZ", city="Auckland", state="AUK", zip="1010")
+        set_field(payload, "businessInfo.location.subLocality", sub_locality)
+        return previous
+
+    return violate
+
+
+LISTED_VIOLATIONS: dict[int, Violation] = {
+    2516: _set("additionalInfo.openingSoonDate", "06/16/2026"),  # a year and a day ahead
+    2517: _set("additionalInfo.openingSoonDate", YESTERDAY),
+    2518: _no_status,
+    2519: _third_party_change_while_opening_soon,
+    2285: _set("profileListing.textMessageNumber", "973716-0007"),  # the provider's example
+    2286: _set("profileListing.messagingBusinessLink", "wa.me/9737160007"),
+    6000: _nz_address(DELETE),
+    6001: _nz_address("Auckland Central " * 5),  # 85 characters
+}
+LISTED_FIELDS = {
+    2516: "additionalInfo.openingSoonDate",
+    2517: "additionalInfo.openingSoonDate",
+    2518: "additionalInfo.businessStatus",
+    2519: "thirdPartyListing.thirdPartyCategory",
+    2285: "profileListing.textMessageNumber",
+    2286: "profileListing.messagingBusinessLink",
+    6000: "businessInfo.location.subLocality",
+    6001: "businessInfo.location.subLocality",
+}
+
+
+def _violating_listed(*codes: int) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    every = {**VIOLATIONS, **LISTED_VIOLATIONS}
+    payload, previous = valid_payload(), None
+    for code in codes:
+        previous = every[code](payload, previous)
+    return payload, previous
+
+
+@pytest.mark.parametrize("code", list(LISTED_VIOLATIONS))
+def test_each_listed_code_has_its_field_and_the_providers_message(code: int) -> None:
+    error = rejection(*_violating_listed(code))
+
+    assert (error.code, error.field) == (code, LISTED_FIELDS[code])
+    assert error.message == PROVIDER_MESSAGES[code]
+
+
+# Pairs that can be broken together (2514 and 2516, or 6000 and 6001, exclude each other):
+# the interface's table first, then the listed codes in the order of the provider's models.
+LISTED_ORDER = [(2513, 2516), (2514, 2285), (2516, 2518), (2517, 2518), (2518, 2285),
+                (2519, 2285), (2285, 2286), (2286, 6000), (2286, 6001)]
+
+
+@pytest.mark.parametrize(("earlier", "later"), LISTED_ORDER)
+@pytest.mark.parametrize("later_applied_first", [False, True])
+def test_listed_codes_come_after_the_table_in_the_models_order(
+    earlier: int, later: int, later_applied_first: bool
+) -> None:
+    codes = (later, earlier) if later_applied_first else (earlier, later)
+
+    assert rejection(*_violating_listed(*codes)).code == earlier
+
+
+@pytest.mark.parametrize("number", ["(555) 010-0199", "+64 9 123 4567", "+15550100199", ""])
+def test_a_text_message_number_in_a_phone_shape_of_the_provider_is_accepted(number: str) -> None:
+    assert accept(payload_with("profileListing.textMessageNumber", number))
+
+
+@pytest.mark.parametrize("number", ["973716-0007", "5550100199", "555-010-0199", "text us"])
+def test_any_other_text_message_number_is_2285(number: str) -> None:
+    assert rejection(payload_with("profileListing.textMessageNumber", number)).code == 2285
+
+
+@pytest.mark.parametrize("link", ["https://wa.me/9737160007", ""])
+def test_a_messaging_link_may_be_a_link_or_empty(link: str) -> None:
+    assert accept(payload_with("profileListing.messagingBusinessLink", link))
+
+
+@pytest.mark.parametrize("link", ["wa.me/9737160007", "chat me", "ftp://x.nz"])
+def test_a_messaging_link_that_is_no_link_is_2286(link: str) -> None:
+    error = rejection(payload_with("profileListing.messagingBusinessLink", link))
+
+    assert (error.code, error.message) == (2286, "Invalid whatsapp business link")
+
+
+@pytest.mark.parametrize("sub_locality", [DELETE, "", "   "])
+def test_a_new_zealand_address_needs_its_sub_locality(sub_locality: Any) -> None:
+    payload = valid_payload()
+    _nz_address(sub_locality)(payload, None)
+
+    assert rejection(payload).code == 6000
+
+
+def test_the_country_code_of_new_zealand_is_read_in_either_case() -> None:
+    payload = valid_payload()
+    _nz_address("")(payload, None)
+    payload["businessInfo"]["location"]["countryCode"] = "nz"
+
+    assert rejection(payload).code == 6000
+
+
+def test_a_sub_locality_of_80_characters_is_accepted_and_81_is_6001() -> None:
+    payload = valid_payload()
+    _nz_address("P" * 80)(payload, None)
+    assert accept(payload)
+
+    _nz_address("P" * 81)(payload, None)
+    assert rejection(payload).code == 6001
+
+
+def test_an_address_sent_without_country_keeps_the_stored_country() -> None:
+    stored = valid_payload()
+    _nz_address("Ponsonby")(stored, None)
+    previous = accept(stored)
+    payload = {"businessInfo": {"name": "Harbor Pizza Kitchen",
+                                "location": {"address1": "1 Queen Street", "city": "Auckland"}}}
+
+    assert rejection(payload, previous=previous).code == 6000
+
+
+@pytest.mark.parametrize("sub_locality", [DELETE, "x" * 200])
+def test_the_sub_locality_of_other_countries_is_not_checked(sub_locality: Any) -> None:
+    """The provider ignores the field outside New Zealand."""
+    assert accept(payload_with("businessInfo.location.subLocality", sub_locality))
+
+
+def test_a_year_ahead_is_the_furthest_opening_soon_date() -> None:
+    payload = payload_with("additionalInfo.businessStatus", "Opening Soon")
+    set_field(payload, "additionalInfo.openingSoonDate", "06/15/2026")
+
+    assert accept(payload)
+
+
+def test_an_opening_soon_date_of_today_is_accepted() -> None:
+    payload = payload_with("additionalInfo.businessStatus", "Opening Soon")
+    set_field(payload, "additionalInfo.openingSoonDate", "06/15/2025")
+
+    assert accept(payload)
+
+
+def test_a_date_sent_to_a_listing_whose_status_is_stored_is_accepted() -> None:
+    previous = accept(valid_payload())
+    payload = {"businessInfo": {"name": "Harbor Pizza Kitchen"},
+               "additionalInfo": {"reopenDate": "07/02/2025"}}
+
+    assert accept(payload, previous=previous)
+
+
+def test_a_listing_without_status_or_dates_is_accepted() -> None:
+    payload = valid_payload()
+    for name in ("businessStatus", "reopenDate", "openedOnDate"):
+        del payload["additionalInfo"][name]
+
+    assert accept(payload)
+
+
+def test_third_party_categories_of_an_opening_soon_business_may_be_set_before_it_is_fixed() -> None:
+    payload = _opening_soon_listing()
+    payload["thirdPartyListing"]["thirdPartyCategory"] = "Pizzerias"
+
+    assert accept(payload)
+
+
+def test_unchanged_third_party_categories_of_an_opening_soon_business_are_accepted() -> None:
+    previous = accept(_opening_soon_listing())
+
+    assert accept(_opening_soon_listing(), previous=previous)
+
+
+def test_the_sub_categories_count_as_third_party_categories() -> None:
+    previous = accept(_opening_soon_listing())
+    payload = _opening_soon_listing()
+    payload["thirdPartyListing"]["thirdPartySubCategories"] = ["Pizza"]
+
+    error = rejection(payload, previous=previous)
+    assert (error.code, error.field) == (2519, "thirdPartyListing.thirdPartySubCategories")
 
 
 # ----------------------------------------------------------------------- food links
@@ -865,7 +1106,11 @@ def test_fixed_listing_rejects_changes(path: str, value: str, code: int) -> None
 
 
 def test_setting_a_status_the_fixed_listing_never_had_is_a_change() -> None:
-    previous = accept(payload_with("additionalInfo.businessStatus", DELETE))
+    # Without its dates too: a date with no status at all is 2518.
+    without_status = valid_payload()
+    for name in ("businessStatus", "reopenDate", "openedOnDate"):
+        del without_status["additionalInfo"][name]
+    previous = accept(without_status)
 
     assert rejection(valid_payload(), previous=previous).code == 2511
 

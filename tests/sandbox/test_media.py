@@ -35,18 +35,22 @@ def test_added_media_is_returned_with_ids_and_listed(api, location):
 
 def test_validation_codes_and_nothing_added(api, location):
     count = MediaItem.objects.filter(location=location).count()
-    for item, code in [
-        ({**PHOTO, "mediaCategory": "LOGO"}, 2175),
-        ({**PHOTO, "mediaCategory": None}, 2175),
-        ({**PHOTO, "mediaFormat": "GIF"}, 2174),
-        ({**PHOTO, "url": "not a url"}, 2171),
-        ({**PHOTO, "url": "ftp://cdn.example.com/a.jpg"}, 2171),
-        ({**VIDEO, "url": "https://cdn.example.com/tour.mov"}, 2181),
+    # The provider's messages, word for word.
+    category = "Provided media category is not supported"
+    mov = "https://cdn.example.com/tour.mov"
+    for item, code, message in [
+        ({**PHOTO, "mediaCategory": "LOGO"}, 2175, category),
+        ({**PHOTO, "mediaCategory": None}, 2175, category),
+        ({**PHOTO, "mediaFormat": "GIF"}, 2174, "Unsupported media format"),
+        ({**PHOTO, "url": "not a url"}, 2171, "URL is invalid"),
+        ({**PHOTO, "url": "ftp://cdn.example.com/a.jpg"}, 2171, "URL is invalid"),
+        ({**VIDEO, "url": mov}, 2181, "Supported video format is MP4."),
         # The category is checked before the format and the URL.
-        ({"url": "bad", "mediaCategory": "LOGO", "mediaFormat": "GIF"}, 2175),
+        ({"url": "bad", "mediaCategory": "LOGO", "mediaFormat": "GIF"}, 2175, category),
     ]:
         response = upload(api, location.number, [PHOTO, item])
-        assert response.status_code == 400 and response.json()["code"] == code, (item, code)
+        assert response.status_code == 400, (item, code)
+        assert response.json() == {"code": code, "message": message}
     assert MediaItem.objects.filter(location=location).count() == count
 
 
@@ -64,7 +68,8 @@ def test_bad_input_is_400(api, location):
 
 
 def test_unknown_and_non_location_numbers(api, seeded):
-    assert_error(upload(api, 42, [PHOTO]), 404, 1011)
-    assert_error(api.get("/v1/business/42/media/get"), 404, 1011)
+    # The provider files an unknown business under 401 on both media operations.
+    assert assert_error(upload(api, 42, [PHOTO]), 401, 1011)["message"] == "Business id is invalid"
+    assert_error(api.get("/v1/business/42/media/get"), 401, 1011)
     assert_error(upload(api, seeded["enterprise_ids"][0], [PHOTO]), 400, 1043)
     assert_error(api.get(f"/v1/business/{seeded['account_number']}/media/get"), 400, 1043)

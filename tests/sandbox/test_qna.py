@@ -43,7 +43,9 @@ def test_pagination(api, seeded):
     assert len(default["questionsAndAnswers"]) == min(25, len(ids))
     assert get_qna(api, account, {"startIndex": 99000, "pageSize": 1000}).status_code == 200
     assert_error(get_qna(api, account, {"startIndex": 99000, "pageSize": 1001}), 400, 1164)
-    assert_error(get_qna(api, account, {"startIndex": "0"}), 400, 400)
+    # The provider files Get Q&A's input errors under 401 with 2466.
+    body = assert_error(get_qna(api, account, {"startIndex": "0"}), 401, 2466)
+    assert body["message"] == "Invalid input request"
 
 
 def test_delete_all_of_a_business(api, seeded):
@@ -57,17 +59,36 @@ def test_delete_all_of_a_business(api, seeded):
 
 
 def test_delete_all_under_an_enterprise_with_a_body(api, enterprise):
+    question = Question.objects.filter(location_id__in=subtree_ids(enterprise)).first()
     response = api.delete(
         "/v1/qna/question/deleteAll",
         params={"businessId": enterprise.number},
-        json={"questionId": 1, "answerId": 2},
+        json={"questionId": question.question_id, "answerId": 2},
     )
     assert response.status_code == 200
     assert not Question.objects.filter(location_id__in=subtree_ids(enterprise)).exists()
 
 
+def test_delete_all_refuses_a_question_id_it_does_not_know_and_deletes_nothing(api, enterprise):
+    kept = Question.objects.filter(location_id__in=subtree_ids(enterprise)).count()
+    elsewhere = Question.objects.exclude(location_id__in=subtree_ids(enterprise)).first()
+    for question_id, code, message in [
+        ("12", 2482, "Question Id is Invalid"),
+        (1.5, 2482, "Question Id is Invalid"),
+        (10**30, 2482, "Question Id is Invalid"),
+        (1, 2461, "No question found with provided request"),
+        (elsewhere.question_id, 2461, "No question found with provided request"),
+    ]:
+        response = api.delete("/v1/qna/question/deleteAll",
+                              params={"businessId": enterprise.number},
+                              json={"questionId": question_id})
+        # The provider files these under 401.
+        assert assert_error(response, 401, code)["message"] == message, question_id
+    assert Question.objects.filter(location_id__in=subtree_ids(enterprise)).count() == kept
+
+
 def test_qna_errors(api):
     assert_error(get_qna(api, 8), 404, 1011)
-    assert_error(api.post("/v1/qna/get", json={}), 400, 400)
+    assert_error(api.post("/v1/qna/get", json={}), 401, 2466)
     assert_error(api.delete("/v1/qna/question/deleteAll", params={"businessId": 8}), 404, 1011)
     assert_error(api.delete("/v1/qna/question/deleteAll"), 400, 400)

@@ -21,6 +21,9 @@ class Command(BaseCommand):
         parser.add_argument("--locations", type=int, default=50, help="Number of locations.")
         parser.add_argument("--seed", type=int, default=1, help="Seed of the generated data.")
         parser.add_argument("--rate-limit", help="COUNT/SECONDS, e.g. 100/60.")
+        parser.add_argument("--dialect", choices=["neutral", "provider"],
+                            help="The names the account speaks on the wire: neutral (the "
+                                 "default) or the provider's own.")
         parser.add_argument("--latency-ms", type=int, help="Latency added to every request.")
         parser.add_argument("--error-rate", type=float, help="Share (0..1) answered HTTP 500.")
         parser.add_argument(
@@ -41,6 +44,7 @@ class Command(BaseCommand):
                 latency_ms=options["latency_ms"],
                 error_rate=options["error_rate"],
                 status_step_seconds=options["status_step_seconds"],
+                dialect=options["dialect"],
             )
         except SeedError as error:
             raise CommandError(str(error)) from error
