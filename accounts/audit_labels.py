@@ -39,6 +39,7 @@ ACTION_LABELS: dict[str, str] = {
     "events.receiver_rotated": "Live updates: the webhook receiver's secret was renewed",
     "events.receiver_disabled": "Live updates turned off (the portal's webhook receiver)",
     "events.retried": "Provider event processed again",
+    "bulk_change.dry_run": "Bulk change of listings rehearsed (dry run; nothing sent)",
 }
 
 # Changes sent to the provider through the outbox record "outbox.<kind>.<what happened>".

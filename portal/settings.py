@@ -75,6 +75,7 @@ INSTALLED_APPS = [
     "sync",
     "dashboard",
     "events",
+    "bulk",
     "sandbox",
     "demo",
 ]

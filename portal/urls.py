@@ -28,6 +28,7 @@ api_tenant_patterns = [
     path("", include("media_app.api.urls")),
     path("", include("reviews_app.api.urls")),
     path("", include("events.api.urls")),
+    path("", include("bulk.api.urls")),
 ]
 
 # Redoc injects the style of its components at run time and builds its search index in a

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import F, OuterRef, QuerySet, Subquery
 
 from accounts.models import Business, Reseller
 from listings.models import Category, ListingVersion
@@ -62,3 +62,17 @@ def category_options(*, tenant: Reseller, country_code: str) -> dict[str, list[t
         value = remote_id if source == "MAPS" else name
         options.setdefault(source, []).append((value, name))
     return options
+
+
+def listing_versions_last_accepted(*, tenant: Reseller,
+                                   business_ids: list[int]) -> dict[int, ListingVersion]:
+    """`listing_version_last_accepted` of many businesses in one query (a bulk change's dry
+    run reads thousands): business id -> its last accepted version, for those that have one."""
+    last = (ListingVersion.objects.filter(reseller=tenant, business_id=OuterRef("business_id"),
+                                          accepted_at__isnull=False)
+            .order_by("-number").values("number")[:1])
+    versions = (ListingVersion.objects
+                .filter(reseller=tenant, business_id__in=business_ids, accepted_at__isnull=False)
+                .annotate(last_number=Subquery(last)).filter(number=F("last_number"))
+                .only("business_id", "number", "document"))
+    return {version.business_id: version for version in versions}

@@ -32,6 +32,9 @@ TAGS: dict[str, str] = {
                 "an event happens.",
     "Events": "Live updates: the events the provider delivered to the portal, and turning "
               "their delivery on or off.",
+    "Bulk changes": "One change of many locations' listings (hours, descriptions, categories, "
+                    "any part of the listing), rehearsed first: the dry run shows per location "
+                    "what would change, or the rule it would break. Nothing is sent yet.",
     "Sync": "Syncs of the account's data from the provider, and their progress.",
     "Changes": "Every write queued for the provider (listings, media, custom fields, "
                "hierarchy, Q&A deletions, webhooks), with its state; retry a failed one.",
@@ -61,6 +64,7 @@ SEGMENT_TAGS: dict[str, str] = {
     "subscriptions": "Webhooks",
     "events": "Events",
     "live-updates": "Events",
+    "bulk-changes": "Bulk changes",
     "sync-runs": "Sync",
     "changes": "Changes",
     "tokens": "Tokens",

@@ -42,6 +42,7 @@ class Place:
     change: int
     event: int | None
     member: int
+    bulk_change: int
 
 
 @dataclass
@@ -60,6 +61,18 @@ def _event(reseller, business, key):
     return ProviderEvent.unscoped.create(
         reseller=reseller, dedupe_key=key, event_name="LISTING_UPDATED", body="{}",
         payload={}, business=business, business_remote_id=business.remote_id).pk
+
+
+def _bulk_change(reseller, location, scope) -> int:
+    """A bulk change made by a member limited to `scope`."""
+    from bulk.models import BulkChange, BulkChangeItem
+
+    change = BulkChange.unscoped.create(reseller=reseller, scope=scope,
+                                        selection={"numbers": [location.remote_id]})
+    BulkChangeItem.unscoped.create(reseller=reseller, change=change, business=location,
+                                   business_number=location.remote_id, position=0,
+                                   state="unchanged")
+    return change.pk
 
 
 def _outside_rows(tenant, root_limit_members) -> Place:
@@ -88,7 +101,7 @@ def _outside_rows(tenant, root_limit_members) -> Place:
     root_limit_members.append(member.user_id)
     return Place(remote_id=location.remote_id, number=version.number, sync_run=run.pk,
                  change=change.pk, event=_event(reseller, location, "outside-event"),
-                 member=member.pk)
+                 member=member.pk, bulk_change=_bulk_change(reseller, location, branch))
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +127,8 @@ def limited(world, django_db_blocker):
         inside = Place(remote_id=tenant.business.remote_id, number=tenant.version.number,
                        sync_run=run.pk, change=tenant.change.pk,
                        event=_event(tenant.reseller, tenant.business, "inside-event"),
-                       member=members[Role.VIEWER].pk)
+                       member=members[Role.VIEWER].pk,
+                       bulk_change=_bulk_change(tenant.reseller, tenant.business, root))
         outside = _outside_rows(tenant, users)
     yield Limited(members=members, tokens=tokens, token_pks=token_pks, inside=inside,
                   outside=outside, users=users)
@@ -128,6 +142,7 @@ def fill(route: Route, tenant, place: Place, own_token: int) -> dict:
         "sync_run": place.sync_run, "api_sync_run": place.sync_run, "api_change": place.change,
         "provider_event": place.event, "api_provider_event": place.event,
         "settings_member": place.member, "api_token_revoke": own_token,
+        "api_bulk_change": place.bulk_change,
     }
     remote_ids = {"subscription_delete_confirm": tenant.subscription.remote_id,
                   "api_subscription_detail": tenant.subscription.remote_id,

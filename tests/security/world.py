@@ -138,7 +138,8 @@ def build_tenant(label: str, marker: str, id_base: int, *, api_key: str = "",
     return Tenant(reseller=reseller, api_key=api_key, members=members, tokens=tokens,
                   token_pks=token_pks, business=child, sync_run=sync_run, change=change,
                   version=version, subscription=subscription, survey=survey,
-                  survey_response=survey_response, extra=_event_rows(reseller, marker))
+                  survey_response=survey_response,
+                  extra={**_event_rows(reseller, marker), **_bulk_rows(reseller, child, marker)})
 
 
 def change_rows(reseller: Reseller, business: Business,
@@ -177,6 +178,21 @@ def _event_rows(reseller: Reseller, marker: str) -> dict:
         event_name="SURVEY_COMPLETED", body=f'{{"note": "{marker} event"}}',
         payload={"note": f"{marker} event"})
     return {"receiver": receiver, "event": event}
+
+
+def _bulk_rows(reseller: Reseller, business: Business, marker: str) -> dict:
+    """A bulk change over the whole account, with its one location."""
+    if not apps.is_installed("bulk"):
+        return {}
+    from bulk.models import BulkChange, BulkChangeItem
+
+    change = BulkChange.unscoped.create(
+        reseller=reseller, selection={"numbers": [business.remote_id]},
+        set={"businessInfo": {"mainBusinessDescription": f"{marker} bulk"}})
+    BulkChangeItem.unscoped.create(reseller=reseller, change=change, business=business,
+                                   business_number=business.remote_id, position=0,
+                                   state="will_change")
+    return {"bulk_change": change}
 
 
 def destroy_tenant(tenant: Tenant) -> None:
@@ -245,6 +261,8 @@ KWARG_OVERRIDES = {
     ("api_token_revoke", "pk"): lambda t: t.token_pks[Role.OWNER],
     ("provider_event_detail", "pk"): lambda t: t.extra["event"].pk,
     ("api_provider_event_detail", "pk"): lambda t: t.extra["event"].pk,
+    ("api_bulk_change_detail", "pk"): lambda t: t.extra["bulk_change"].pk,
+    ("api_bulk_change_items", "pk"): lambda t: t.extra["bulk_change"].pk,
 }
 KWARG_DEFAULTS = {
     "slug": lambda t: t.slug,
