@@ -3,17 +3,20 @@
 The same provider client, shared limiter (Redis, under a key of its own) and timeouts as the
 sync, and as many requests in flight (W processes of SYNC_FETCH_THREADS threads each), but no
 Celery, no database, no chunks and no mirroring: what the provider's rate limit and latency
-allow with that concurrency. The tree walk goes one reply at a time, as in the sync; then every
-process takes an even share of the locations (status report, media, Q&A pages) and of the
-account resources and keeps its threads busy until its share is done.
+allow with that concurrency. The tree walk asks the children of every container it knows at
+once, SYNC_FETCH_THREADS at a time, as in the sync; then every process takes an even share of
+the locations (status report, media, Q&A pages) and of the account resources and keeps its
+threads busy until its share is done. Survey responses are read as the sync reads them: each
+survey's first page, then its other pages together, SYNC_FETCH_THREADS at a time.
 """
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -22,6 +25,7 @@ from provider import ProviderClient, RedisRateLimiter, Rejected
 # The type the mirror counts as a location and never walks into (accounts.mirroring), without
 # importing Django.
 LOCATION_TYPE = "Business"
+SURVEY_PAGE_SIZE = 100
 
 
 @dataclass
@@ -60,7 +64,7 @@ def run_baseline(options: BaselineOptions) -> BaselineResult:
         pool.map(_warm_up, range(options.processes))
         started = time.monotonic()
         with _client(options) as client:
-            locations = _walk(client, options.account_number)
+            locations = _walk(client, options.account_number, threads=options.threads)
             walk_requests, walk_limited = client.stats.requests, client.stats.rate_limited
         shares = [(options, locations[i::options.processes], ACCOUNT_FETCHES[i::options.processes])
                   for i in range(options.processes)]
@@ -97,17 +101,21 @@ def _fetch_share(options: BaselineOptions, locations: list[int],
         return client.stats.requests, client.stats.rate_limited
 
 
-def _walk(client: ProviderClient, account_number: int) -> list[int]:
-    locations, pending = [], [account_number]
-    while pending:
-        for child in client.child_businesses(pending.pop()):
-            if child.id is None:
-                continue
-            if child.type in (None, LOCATION_TYPE):
-                locations.append(child.id)
-            if child.type != LOCATION_TYPE and (child.child_count is None
-                                                or child.child_count > 0):
-                pending.append(child.id)
+def _walk(client: ProviderClient, account_number: int, *, threads: int) -> list[int]:
+    locations = []
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        waiting = {pool.submit(client.child_businesses, account_number)}
+        while waiting:
+            finished, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+            for future in finished:
+                for child in future.result():
+                    if child.id is None:
+                        continue
+                    if child.type in (None, LOCATION_TYPE):
+                        locations.append(child.id)
+                    if child.type != LOCATION_TYPE and (child.child_count is None
+                                                        or child.child_count > 0):
+                        waiting.add(pool.submit(client.child_businesses, child.id))
     return locations
 
 
@@ -151,12 +159,23 @@ def _competitive_ranking(client: ProviderClient, options: BaselineOptions) -> No
 
 def _survey_responses(client: ProviderClient, options: BaselineOptions) -> None:
     start, end = _window(options)
-    for survey_id in options.survey_ids:
-        for _page in client.iter_survey_responses(survey_id,
-                                                  business_number=options.account_number,
-                                                  start_date=start, end_date=end, size=100,
-                                                  include_ticket_ids=True):
-            pass
+
+    def page(survey_id: int, number: int):
+        return client.survey_responses(survey_id, business_number=options.account_number,
+                                       start_date=start, end_date=end, page=number,
+                                       size=SURVEY_PAGE_SIZE, include_ticket_ids=True)
+
+    # Its own threads, as the sync's step has a worker's: this step is one task of the share.
+    with ThreadPoolExecutor(max_workers=options.threads) as pool:
+        firsts = {pool.submit(page, survey_id, 0): survey_id for survey_id in options.survey_ids}
+        rest = []
+        for future, survey_id in firsts.items():
+            first = future.result()
+            if first.has_next and first.total_responses is not None:
+                pages = math.ceil(first.total_responses / SURVEY_PAGE_SIZE)
+                rest += [pool.submit(page, survey_id, number) for number in range(1, pages)]
+        for future in rest:
+            future.result()
 
 
 ACCOUNT_FETCHES = (_ai_search, _review_counts, _competitor_metrics, _competitive_ranking,

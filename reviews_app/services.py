@@ -6,7 +6,10 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import logging
+import math
+from collections import deque
 from collections.abc import Sequence
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -20,7 +23,7 @@ from accounts.models import Business, Reseller, User
 from accounts.provider_access import provider_call
 from accounts.services import audit_record
 from portal.exceptions import ProviderUnavailable
-from provider import ProviderClient, Rejected
+from provider import MAX_WINDOW, ProviderClient, Rejected
 from provider import types as provider_types
 from provider.types import star_average
 from reviews_app.mirroring import competitive_ranking_row, survey_responses_mirror
@@ -28,7 +31,8 @@ from reviews_app.models import CompetitiveRanking, Survey
 
 __all__ = ["ProviderUnavailable", "RankingFetched", "ReviewCounts",
            "competitive_ranking_fetch", "review_count_by_rating_fetch", "survey_add",
-           "survey_follow", "survey_unfollow"]
+           "survey_follow", "survey_responses_refresh", "survey_responses_refresh_many",
+           "survey_unfollow"]
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +42,10 @@ REVIEW_COUNT_CACHE_SECONDS = 300
 RANKING_CACHE_SECONDS = 600
 # "Invalid survey": the survey does not exist or is not the account's (parameters.md).
 UNKNOWN_SURVEY_CODE = 1315
+SURVEY_PAGE_SIZE = 100  # the provider's largest page
+# A survey's pages are written together up to this many responses (about 7 KB each): one
+# statement for most surveys, and a bounded batch for a large one.
+SURVEY_WRITE_ROWS = 500
 
 
 def report_window() -> tuple[dt.date, dt.date]:
@@ -54,22 +62,115 @@ def survey_responses_refresh(*, tenant: Reseller, client: ProviderClient, survey
     try:
         for page in client.iter_survey_responses(survey.remote_id,
                                                  business_number=business_number,
-                                                 start_date=start, end_date=end, size=100,
-                                                 include_ticket_ids=True):
+                                                 start_date=start, end_date=end,
+                                                 size=SURVEY_PAGE_SIZE, include_ticket_ids=True):
             survey_responses_mirror(tenant=tenant, survey=survey, page=page.responses,
                                     seen_at=timezone.now())
     except Rejected as exc:
         if exc.code != UNKNOWN_SURVEY_CODE:
             raise
-        # Not a failure of the sync: the survey is gone from the provider's account. The
-        # survey page says so and offers to unfollow it; its mirrored responses stay.
-        logger.info("reseller %s: the provider no longer knows survey %s", tenant.pk,
-                    survey.remote_id)
-        if survey.unknown_since is None:
-            survey.unknown_since = timezone.now()
-            Survey.objects.filter(pk=survey.pk, unknown_since__isnull=True).update(
-                unknown_since=survey.unknown_since)
+        _survey_unknown(tenant=tenant, survey=survey)
         return
+    _survey_known(survey)
+
+
+def survey_responses_refresh_many(*, tenant: Reseller, client: ProviderClient,
+                                  surveys: Sequence[Survey], business_number: int,
+                                  start: dt.date, end: dt.date, threads: int) -> None:
+    """Mirror the responses of several surveys over a period (the sync's window), `threads`
+    pages in flight at once; the writes stay on the calling thread.
+
+    One page at a time left the rate limit's allowance unused for as long as the step ran: each
+    survey's first page is asked at once, and the number of responses it gives asks the rest
+    together (a provider that gives no number is read page after page).
+    """
+
+    def fetch(survey: Survey, number: int) -> provider_types.SurveyResponsesPage:
+        return client.survey_responses(survey.remote_id, business_number=business_number,
+                                       start_date=start, end_date=end, page=number,
+                                       size=SURVEY_PAGE_SIZE, include_ticket_ids=True)
+
+    threads = max(1, threads)
+    waiting: dict = {}
+    # Pages not sent yet: a few more in flight than threads, so that a large survey's pages do
+    # not pile up in memory faster than they are written.
+    queued: deque[tuple[Survey, int]] = deque()
+    asked: dict[int, int] = {}  # the last page asked, per survey
+    unwritten: dict[int, list] = {survey.pk: [] for survey in surveys}
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+
+        def ask(survey: Survey, number: int) -> None:
+            asked[survey.pk] = number
+            queued.append((survey, number))
+
+        def send() -> None:
+            while queued and len(waiting) < 2 * threads:
+                survey, number = queued.popleft()
+                waiting[pool.submit(fetch, survey, number)] = (survey, number)
+
+        try:
+            for survey in surveys:
+                ask(survey, 0)
+            send()
+            while waiting:
+                finished, _ = wait(waiting, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    survey, number = waiting.pop(future)
+                    try:
+                        page = future.result()
+                    except Rejected as exc:
+                        if exc.code != UNKNOWN_SURVEY_CODE:
+                            raise
+                        _survey_unknown(tenant=tenant, survey=survey)
+                        responses = ()
+                    else:
+                        if number == 0:
+                            _survey_known(survey)
+                        if number == asked[survey.pk]:
+                            for later in _pages_after(page, number):
+                                ask(survey, later)
+                        send()
+                        responses = page.responses
+                    rows = unwritten[survey.pk]
+                    rows.extend(responses)
+                    more = any(other is survey
+                               for other, _n in [*waiting.values(), *queued])
+                    if rows and (len(rows) >= SURVEY_WRITE_ROWS or not more):
+                        survey_responses_mirror(tenant=tenant, survey=survey, page=rows,
+                                                seen_at=timezone.now())
+                        unwritten[survey.pk] = []
+                send()
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+
+
+def _pages_after(page: provider_types.SurveyResponsesPage, number: int) -> list[int]:
+    """The pages to ask after page `number`, within the provider's window."""
+    if not page.responses or not page.has_next:
+        return []
+    last = number + 1
+    if number == 0 and page.total_responses is not None:
+        last = max(last, math.ceil(page.total_responses / SURVEY_PAGE_SIZE) - 1)
+    within = [n for n in range(number + 1, last + 1) if (n + 1) * SURVEY_PAGE_SIZE <= MAX_WINDOW]
+    if len(within) < last - number:
+        logger.warning("survey responses: more than the %d-record window; stopped", MAX_WINDOW)
+    return within
+
+
+def _survey_unknown(*, tenant: Reseller, survey: Survey) -> None:
+    # Not a failure of the sync: the survey is gone from the provider's account. The survey
+    # page says so and offers to unfollow it; its mirrored responses stay.
+    logger.info("reseller %s: the provider no longer knows survey %s", tenant.pk,
+                survey.remote_id)
+    if survey.unknown_since is None:
+        survey.unknown_since = timezone.now()
+        Survey.objects.filter(pk=survey.pk, unknown_since__isnull=True).update(
+            unknown_since=survey.unknown_since)
+
+
+def _survey_known(survey: Survey) -> None:
     if survey.unknown_since is not None:
         Survey.objects.filter(pk=survey.pk).update(unknown_since=None)
         survey.unknown_since = None

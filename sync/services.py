@@ -1,13 +1,17 @@
 """Syncing a reseller's data from the provider into the mirror.
 
 A run has three kinds of step, each idempotent and each its own Celery task:
-- the tree walk: `child/all` from the reseller's account number down every level, one bulk
-  upsert per reply, then the businesses it did not see are marked removed;
-- location chunks: the status report, media and Q&A of a range of locations, fetched
-  concurrently and written with a handful of bulk queries per chunk;
+- the tree walk: `child/all` from the reseller's account number down every level, the children
+  of several containers fetched at once, one bulk upsert per reply, then the businesses it did
+  not see are marked removed;
+- location chunks: the status report, media and Q&A of a range of locations (or of the
+  locations the walk handed out), fetched concurrently and written with a handful of bulk
+  queries per chunk;
 - account resources: AI-search configuration, review counts, competitor metrics, competitive
   ranking and survey responses.
-The walk decides the work and dispatches the other steps. Progress is counted per chunk (so
+The walk decides the work and dispatches the other steps; with Celery, it hands out the account
+resources before it starts and each chunk of locations as soon as it has mirrored them, so that
+the rate limit's allowance is used from the first second. Progress is counted per chunk (so
 progress writes do not dominate); whichever step completes the count finishes the run. A
 redelivered walk starts a new `attempt`, and steps of an older attempt do nothing, so a run
 killed half-way and resumed counts every location once.
@@ -17,7 +21,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -63,7 +67,7 @@ from reviews_app.mirroring import (
     review_count_mirror,
 )
 from reviews_app.models import CompetitorMetric, Survey, SurveyResponse
-from reviews_app.services import survey_responses_refresh
+from reviews_app.services import survey_responses_refresh_many
 from sync import tasks
 
 logger = logging.getLogger(__name__)
@@ -85,6 +89,10 @@ class Dispatcher:
 
     chunk: Callable[..., None]
     account_resource: Callable[..., None]
+    # The steps run elsewhere while the walk goes on (Celery workers): the account resources
+    # are handed out before the walk and the locations as it finds them. Inline steps (the
+    # foreground command) run after the walk, so that its progress only ever grows.
+    concurrent: bool = False
 
 
 # -- starting ----------------------------------------------------------------------------------
@@ -155,16 +163,32 @@ def sync_walk_and_dispatch(*, tenant: Reseller, run_id: int, dispatcher: Dispatc
     run = SyncRun.objects.get(pk=run_id)
     if run.is_finished:
         return
+    location_work = [r for r in LOCATION_RESOURCES if r in run.resources]
+    account_work = [r for r in ACCOUNT_RESOURCES if r in run.resources]
+    early = dispatcher.concurrent
     SyncRun.objects.filter(pk=run.pk).update(
         status=SyncRun.Status.RUNNING, attempt=F("attempt") + 1, done=0, failed=0,
-        started_at=run.started_at or timezone.now())
+        started_at=run.started_at or timezone.now(),
+        # Handing out work as it is found: until the walk is over, it counts as one step of
+        # its own, so that the steps already done cannot complete the run.
+        total=len(account_work) + 1 if early else 0)
     run.refresh_from_db()
+    stream = None
+    if early:
+        # The account resources do not depend on the tree: they use the allowance while the
+        # walk goes on, and the locations go out as soon as a chunk of them is mirrored.
+        for resource in account_work:
+            dispatcher.account_resource(run_id=run.pk, attempt=run.attempt, resource=resource)
+        if location_work and "businesses" in run.resources:
+            stream = _LocationStream(run=run, dispatcher=dispatcher,
+                                     size=settings.SYNC_CHUNK_SIZE)
     try:
         client = _client(tenant)
         with client:
             try:
                 if "businesses" in run.resources:
-                    _walk_tree(tenant=tenant, client=client, run=run)
+                    _walk_tree(tenant=tenant, client=client, run=run,
+                               found=stream.add if stream is not None else None)
             except BaseException:
                 _add_traffic(run, client.stats)
                 raise
@@ -182,42 +206,142 @@ def sync_walk_and_dispatch(*, tenant: Reseller, run_id: int, dispatcher: Dispatc
         _finish(run, status=SyncRun.Status.FAILED,
                 error=f"The provider refused the business tree: {provider_error_message(exc)}")
         return
+    unreserved = stream.finish() if stream is not None else 0
 
-    location_work = [r for r in LOCATION_RESOURCES if r in run.resources]
-    account_work = [r for r in ACCOUNT_RESOURCES if r in run.resources]
     # The ranges (one small tuple per chunk) come first: the total they add up to must be
     # stored before any step can complete the run.
     chunks = (list(_pk_ranges(locations_of(tenant=tenant, run=run), settings.SYNC_CHUNK_SIZE))
-              if location_work else [])
+              if location_work and stream is None else [])
     location_total = sum(count for _first, _last, count in chunks)
-    SyncRun.objects.filter(pk=run.pk).update(
-        total=location_total + len(account_work),
-        requests_made=F("requests_made") + client.stats.requests,
-        rate_limited=F("rate_limited") + client.stats.rate_limited)
-    if location_total == 0 and not account_work:
-        _finish_if_complete(run.pk, run.attempt)
-        return
-    for resource in account_work:
-        dispatcher.account_resource(run_id=run.pk, attempt=run.attempt, resource=resource)
+    if early:
+        # The walk's own step is over, and what it handed out is the whole run: every step
+        # of it may be done already (a small account), and then this completes the run.
+        with connection.cursor() as cursor:
+            cursor.execute(_WALK_DONE_SQL, [location_total - 1 - unreserved,
+                                            client.stats.requests, client.stats.rate_limited,
+                                            run.pk, run.reseller_id, run.attempt])
+            counted = cursor.fetchone()
+        if counted is None:
+            _add_traffic(run, client.stats)  # a newer attempt has begun: only the traffic
+        complete = counted is not None and counted[0] + counted[1] >= counted[2]
+    else:
+        SyncRun.objects.filter(pk=run.pk).update(
+            total=location_total + len(account_work),
+            requests_made=F("requests_made") + client.stats.requests,
+            rate_limited=F("rate_limited") + client.stats.rate_limited)
+        if location_total == 0 and not account_work:
+            _finish_if_complete(run.pk, run.attempt)
+            return
+        for resource in account_work:
+            dispatcher.account_resource(run_id=run.pk, attempt=run.attempt, resource=resource)
     for first_pk, last_pk, count in chunks:
         dispatcher.chunk(run_id=run.pk, attempt=run.attempt, first_pk=first_pk,
                          last_pk=last_pk, expected=count)
+    if early and complete:
+        _finish_if_complete(run.pk, run.attempt)
 
 
-def _walk_tree(*, tenant: Reseller, client: ProviderClient, run: SyncRun) -> None:
+_WALK_DONE_SQL = (
+    f"UPDATE {SyncRun._meta.db_table} SET total = total + %s, "  # noqa: S608
+    "requests_made = requests_made + %s, rate_limited = rate_limited + %s "
+    "WHERE id = %s AND reseller_id = %s AND attempt = %s RETURNING done, failed, total"
+)
+# The last locations of a walk go out in two smaller chunks when there are this many: the run
+# ends with the write of its last chunk, when nothing is left to fetch, and a smaller one ends
+# it sooner.
+TAIL_SPLIT_MIN = 100
+
+
+class _LocationStream:
+    """Chunks of the locations the walk has mirrored, handed out as soon as one is full.
+
+    The total of the run must cover every chunk before it is handed out; it is reserved in
+    doubling steps (a few statements per run rather than one per chunk), and the walk gives
+    back what it did not use when it ends.
+    """
+
+    def __init__(self, *, run: SyncRun, dispatcher: Dispatcher, size: int) -> None:
+        self._run = run
+        self._dispatcher = dispatcher
+        self._size = size
+        self._found: list[int] = []
+        self._handed_out = 0
+        self._reserved = 0
+
+    def add(self, remote_ids: list[int], *, last: bool = False) -> None:
+        """The locations of one reply; `last` for the walk's last reply."""
+        self._found += remote_ids
+        # The last reply keeps a chunk's worth back, to be split for the run's end.
+        kept = self._size if last else 0
+        while len(self._found) - kept >= self._size:
+            self._hand_out(self._found[:self._size])
+            self._found = self._found[self._size:]
+
+    def finish(self) -> int:
+        """Hand out the rest; return the reserved total the run does not need."""
+        rest, self._found = self._found, []
+        if len(rest) > self._size:
+            self._hand_out(rest[:len(rest) - self._size])
+            rest = rest[len(rest) - self._size:]
+        if len(rest) >= TAIL_SPLIT_MIN:
+            last = len(rest) * 2 // 5
+            self._hand_out(rest[:-last])
+            rest = rest[-last:]
+        if rest:
+            self._hand_out(rest)
+        return self._reserved - self._handed_out
+
+    def _hand_out(self, remote_ids: list[int]) -> None:
+        run = self._run
+        self._handed_out += len(remote_ids)
+        if self._handed_out > self._reserved:
+            more = max(self._reserved, self._handed_out - self._reserved)
+            SyncRun.objects.filter(pk=run.pk).update(total=F("total") + more)
+            self._reserved += more
+        self._dispatcher.chunk(run_id=run.pk, attempt=run.attempt, remote_ids=remote_ids,
+                               expected=len(remote_ids))
+
+
+def _walk_tree(*, tenant: Reseller, client: ProviderClient, run: SyncRun,
+               found: Callable[..., None] | None = None) -> None:
+    """Mirror the tree; `found` is given the remote ids of each reply's locations once they
+    are mirrored, and `last=True` with the last reply."""
     walk_started_at = timezone.now()
-    pending = [TreeNode(pk=None, remote_id=tenant.account_number, tree_path="/", depth=-1)]
+    root = TreeNode(pk=None, remote_id=tenant.account_number, tree_path="/", depth=-1)
     if run.scope_id is not None:
         scope = run.scope
-        pending = [TreeNode(pk=scope.pk, remote_id=scope.remote_id, tree_path=scope.tree_path,
-                            depth=scope.depth)]
+        root = TreeNode(pk=scope.pk, remote_id=scope.remote_id, tree_path=scope.tree_path,
+                        depth=scope.depth)
     walked = 0
-    while pending:
-        node = pending.pop()
-        children = client.child_businesses(node.remote_id)
-        pending.extend(business_children_mirror(tenant=tenant, parent=node, children=children,
-                                                seen_at=timezone.now()))
-        walked += len(children)
+    # One reply at a time left most of the allowance unused while the walk decided the work:
+    # the children of every container known are asked at once, and the replies are mirrored
+    # (on this thread, whose database connection it is) in the order of a depth-first walk
+    # while the others travel, so that rows get the same ids whichever reply comes first.
+    with ThreadPoolExecutor(max_workers=settings.SYNC_FETCH_THREADS) as pool:
+
+        def ask(nodes: list[TreeNode]) -> list[tuple[TreeNode, Future]]:
+            # Asked in the order they will be mirrored: the last one first.
+            asked = [(node, pool.submit(client.child_businesses, node.remote_id))
+                     for node in reversed(nodes)]
+            return asked[::-1]
+
+        pending = ask([root])
+        try:
+            while pending:
+                node, reply = pending.pop()
+                children = reply.result()
+                pending += ask(business_children_mirror(tenant=tenant, parent=node,
+                                                        children=children,
+                                                        seen_at=timezone.now()))
+                walked += len(children)
+                if found is not None:
+                    # As the mirror types them: a child without a type is a location.
+                    found([child.id for child in children if child.id is not None
+                           and (child.type or Business.Type.BUSINESS) == Business.Type.BUSINESS],
+                          last=not pending)
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
     # Only a complete walk of the whole tree may conclude that unseen businesses are gone.
     if run.scope_id is None:
         removed = business_tree_mark_removed(tenant=tenant, walk_started_at=walk_started_at)
@@ -280,13 +404,17 @@ def _fetch_location(client: ProviderClient, business: Business,
     return fetched
 
 
-def sync_location_chunk(*, tenant: Reseller, run_id: int, attempt: int, first_pk: int,
-                        last_pk: int, expected: int) -> None:
+def sync_location_chunk(*, tenant: Reseller, run_id: int, attempt: int, expected: int,
+                        first_pk: int | None = None, last_pk: int | None = None,
+                        remote_ids: list[int] | None = None) -> None:
+    """Fetch and mirror a chunk of locations: a range of primary keys, or the locations the
+    walk handed out by their remote ids."""
     run = SyncRun.objects.select_related("scope").get(pk=run_id)
     if run.attempt != attempt or run.is_finished:
         return
-    locations = list(locations_of(tenant=tenant, run=run)
-                     .filter(pk__gte=first_pk, pk__lte=last_pk)
+    chosen = (Q(remote_id__in=remote_ids) if remote_ids is not None
+              else Q(pk__gte=first_pk, pk__lte=last_pk))
+    locations = list(locations_of(tenant=tenant, run=run).filter(chosen)
                      # removed_at: the status report mirror copies it (a query per
                      # location if it were deferred).
                      .only("pk", "remote_id", "reseller_id", "removed_at"))
@@ -407,9 +535,10 @@ def _sync_competitive_ranking(*, tenant: Reseller, client: ProviderClient,
 def _sync_survey_responses(*, tenant: Reseller, client: ProviderClient,
                            business_number: int) -> None:
     start, end = _report_window()
-    for survey in Survey.objects.filter(reseller=tenant):
-        survey_responses_refresh(tenant=tenant, client=client, survey=survey,
-                                 business_number=business_number, start=start, end=end)
+    survey_responses_refresh_many(tenant=tenant, client=client,
+                                  surveys=list(Survey.objects.filter(reseller=tenant)),
+                                  business_number=business_number, start=start, end=end,
+                                  threads=settings.SYNC_FETCH_THREADS)
 
 
 ACCOUNT_SYNCS = {
@@ -484,12 +613,14 @@ def _finish(run: SyncRun, *, status: str, error: str = "") -> None:
 
 def _abort_for_rejected_key(*, tenant: Reseller, run: SyncRun, error: AuthError) -> None:
     """The provider refused the key: flag the reseller and stop, touching nothing else."""
-    provider_key_rejected(tenant=tenant, code=error.code)
+    flagged = provider_key_rejected(tenant=tenant, code=error.code)
     _finish(run, status=SyncRun.Status.FAILED,
             error=f"The provider rejected the API key (code {error.code}). "
                   "An owner must enter a new key in Settings.")
-    audit_record(tenant=tenant, actor=None, action="reseller.api_key_rejected", obj=tenant,
-                 summary={"code": error.code, "run": run.pk})
+    # Steps running side by side meet the refusal together: it is recorded once.
+    if flagged:
+        audit_record(tenant=tenant, actor=None, action="reseller.api_key_rejected",
+                     obj=tenant, summary={"code": error.code, "run": run.pk})
 
 
 def mirror_counts(tenant: Reseller, scope: Business | None = None) -> dict[str, int]:

@@ -51,6 +51,7 @@ def _dispatcher_for(reseller_id: int) -> syncing.Dispatcher:
         chunk=lambda **kw: sync_location_chunk_task.delay(reseller_id=reseller_id, **kw),
         account_resource=lambda **kw: sync_account_resource_task.delay(
             reseller_id=reseller_id, **kw),
+        concurrent=True,
     )
 
 
@@ -67,11 +68,13 @@ def sync_run_task(self, *, reseller_id: int, run_id: int) -> None:
 @shared_task(**STEP_OPTIONS)
 @tenant_task
 def sync_location_chunk_task(self, *, reseller_id: int, run_id: int, attempt: int,
-                             first_pk: int, last_pk: int, expected: int) -> None:
+                             expected: int, first_pk: int | None = None,
+                             last_pk: int | None = None,
+                             remote_ids: list[int] | None = None) -> None:
     try:
         syncing.sync_location_chunk(tenant=current_tenant(), run_id=run_id,
                                     attempt=attempt, first_pk=first_pk, last_pk=last_pk,
-                                    expected=expected)
+                                    remote_ids=remote_ids, expected=expected)
     except (RateLimited, Transient, SoftTimeLimitExceeded) as exc:
         return _retry_or_fail(self, run_id, exc)
 
