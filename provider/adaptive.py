@@ -6,16 +6,23 @@ spaced at a rate that every process using the key shares, the rate grows while t
 answers and shrinks when it answers 429, and the rate reached is kept for the next run.
 
 The growth has two phases, as congestion control does:
-- until the first 429, the rate grows by a share of itself per second (it doubles in about
-  three seconds), so a sync reaches an unknown limit quickly;
+- until the first 429, the rate grows by a share of itself per second (it doubles in about a
+  second), so a sync reaches an unknown limit quickly. The first 429 comes well past the limit
+  (the rate kept growing while the reply travelled), so the rate is then cut to what the
+  provider answered in the second before: that is its limit, measured;
 - after a 429 it is cut to ``backoff`` of the rate that met it, remembered as the ceiling, and
   grows back by ``probe`` of the ceiling per second, so it spends most of its time just below
   the limit and meets it again rarely, which is how a raised limit is found too.
 
+The rate grows only while requests wait for their slot: a rate the callers did not use says
+nothing about the provider, and one grown unused (while a sync walks its tree, say) would send
+far past the limit once they ask for more (as congestion control validates its window).
+
 A 429 cuts once: replies to requests sent before the last cut say nothing about the new rate.
 
-State per key is one small record (rate, ceiling, next send time, last cut) in a shared store:
-Redis for many machines, a lock-protected file for the processes of one host.
+State per key is one small record (rate, ceiling, next send time, last cut, replies counted in
+the last two seconds) in a shared store: Redis for many machines, a lock-protected file for the
+processes of one host.
 """
 
 from __future__ import annotations
@@ -37,18 +44,26 @@ ResultT = TypeVar("ResultT")
 
 @dataclass(frozen=True, slots=True)
 class AdaptivePolicy:
-    start: float = 5.0  # requests per second of a key never seen before
+    # Tuned on syncs of 2,000 locations by 16 threads (bench/sync.py against limits of 50 and
+    # 100 a second, docs/performance.md; a model of it against 10 to 200 in the tests): from 5
+    # a second, growing by half of itself a second, the rate took 8 s of a one-minute sync to
+    # reach 100; starting higher or growing faster meets a low limit with more 429s.
+    start: float = 20.0  # requests per second of a key never seen before
     floor: float = 0.5
     ceiling_max: float = 10_000.0
-    growth: float = 0.5  # before the first 429: a share of the rate added per second
+    growth: float = 0.6  # before the first 429: a share of the rate added per second
     first_backoff: float = 0.6  # the rate kept after the first 429, as a share of the rate
-    backoff: float = 0.9  # the rate kept after a later 429
+    backoff: float = 0.93  # the rate kept after a later 429
     return_rate: float = 0.5  # after a 429: a share of the way back to the ceiling per second
-    margin: float = 0.03  # the rate returned to quickly: this share below the ceiling
+    margin: float = 0.02  # the rate returned to quickly: this share below the ceiling
     probe: float = 0.0015  # and a share of the ceiling added per second, to pass it slowly
     quiet_seconds: float = 20.0  # past this long without a 429, the probe speeds up
     cooldown: float = 1.0  # seconds after a cut during which 429s do not cut again
     resume: float = 0.98  # a new run starts at this share of the ceiling (or of the rate)
+    pressed_for: float = 1.0  # the rate grows only if a request waited for its slot this recently
+    # The first cut trusts the replies of the last second if they are at least this share of
+    # the rate (fewer: the callers asked for few, and they say nothing of the limit).
+    measured_share: float = 0.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +74,10 @@ class PacerState:
     cut_at: float = 0.0
     quiet_since: float = 0.0  # the last cut, or the start of this run
     updated_at: float = 0.0
+    pressed_at: float = 0.0  # the last time a request waited for its slot
+    second: int = 0  # a second of the clock, and the replies other than 429 received in it
+    answered: int = 0
+    answered_before: int = 0  # and in the second before it
 
     @classmethod
     def from_record(cls, record: dict[str, Any] | None, policy: AdaptivePolicy) -> PacerState:
@@ -106,7 +125,8 @@ class AdaptivePacer:
             slot = max(now, state.next_at)
             if slot - now > max_wait:
                 return asdict(state), (slot - now, False)  # nothing taken
-            taken = replace(state, next_at=slot + 1.0 / state.rate, updated_at=now)
+            taken = replace(state, next_at=slot + 1.0 / state.rate, updated_at=now,
+                            pressed_at=now if slot > now else state.pressed_at)
             return asdict(taken), (slot, True)
 
         value, taken = self._store.update(key, take)
@@ -123,21 +143,45 @@ class AdaptivePacer:
 
         def learn(record: dict | None) -> tuple[dict, None]:
             state = PacerState.from_record(record, policy)
+            this_second = int(now)
+            if this_second == state.second:
+                answered, answered_before = state.answered, state.answered_before
+            elif this_second == state.second + 1:
+                answered, answered_before = 0, state.answered
+            else:
+                answered, answered_before = 0, 0
             if limited:
                 # Replies to requests sent before the last cut, or in the second after it
                 # (the window that was already full), say nothing about the new rate.
                 if sent_at <= state.cut_at + policy.cooldown:
                     return asdict(state), None
-                # The first 429 may come well past the limit (the rate was doubling), so the
-                # first cut is deep; later ones meet the limit just past it.
-                backoff = policy.backoff if state.ceiling is not None else policy.first_backoff
-                rate = max(policy.floor, state.rate * backoff)
+                ceiling = state.rate
+                if state.ceiling is None:
+                    # The first 429 comes well past the limit (the rate grew while the reply
+                    # travelled): what the provider answered in the last second is its limit,
+                    # unless the callers asked for too little for it to say so.
+                    measured = max(answered, answered_before)
+                    if measured >= policy.measured_share * state.rate:
+                        ceiling = float(measured)
+                    rate = min(state.rate * policy.first_backoff, ceiling * (1 - policy.margin))
+                else:
+                    # Later ones meet the limit just past it.
+                    rate = state.rate * policy.backoff
+                rate = max(policy.floor, rate)
                 # The wait already promised to others was at the old rate; push the next slot
                 # so that the cut takes effect now, not after the queue drains.
-                return asdict(replace(state, rate=rate, ceiling=state.rate, cut_at=now,
+                return asdict(replace(state, rate=rate, ceiling=ceiling, cut_at=now,
                                       quiet_since=now,
                                       next_at=max(state.next_at, now) + 1.0 / rate,
-                                      updated_at=now)), None
+                                      updated_at=now, second=this_second, answered=answered,
+                                      answered_before=answered_before)), None
+            counted = replace(state, second=this_second, answered=answered + 1,
+                              answered_before=answered_before, updated_at=now)
+            if now - state.pressed_at > policy.pressed_for:
+                # The callers asked for less than the rate: a rate they did not use says
+                # nothing about the provider, and grown unused it would overshoot later.
+                return asdict(counted), None
+            state = counted
             if state.ceiling is None:
                 per_second = policy.growth * state.rate
             else:
@@ -151,7 +195,7 @@ class AdaptivePacer:
                               + policy.return_rate * max(0.0, target - state.rate))
             # Each answered request adds its share, so the rate grows by per_second each second.
             rate = min(policy.ceiling_max, state.rate + per_second / state.rate)
-            return asdict(replace(state, rate=rate, updated_at=now)), None
+            return asdict(replace(state, rate=rate)), None
 
         self._store.update(key, learn)
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -67,7 +67,7 @@ from reviews_app.mirroring import (
     review_count_mirror,
 )
 from reviews_app.models import CompetitorMetric, Survey, SurveyResponse
-from reviews_app.services import survey_responses_refresh_many
+from reviews_app.services import survey_responses_refresh, survey_responses_refresh_many
 from sync import tasks
 
 logger = logging.getLogger(__name__)
@@ -246,10 +246,6 @@ _WALK_DONE_SQL = (
     "requests_made = requests_made + %s, rate_limited = rate_limited + %s "
     "WHERE id = %s AND reseller_id = %s AND attempt = %s RETURNING done, failed, total"
 )
-# The last locations of a walk go out in two smaller chunks when there are this many: the run
-# ends with the write of its last chunk, when nothing is left to fetch, and a smaller one ends
-# it sooner.
-TAIL_SPLIT_MIN = 100
 
 
 class _LocationStream:
@@ -268,27 +264,17 @@ class _LocationStream:
         self._handed_out = 0
         self._reserved = 0
 
-    def add(self, remote_ids: list[int], *, last: bool = False) -> None:
-        """The locations of one reply; `last` for the walk's last reply."""
+    def add(self, remote_ids: list[int]) -> None:
         self._found += remote_ids
-        # The last reply keeps a chunk's worth back, to be split for the run's end.
-        kept = self._size if last else 0
-        while len(self._found) - kept >= self._size:
+        while len(self._found) >= self._size:
             self._hand_out(self._found[:self._size])
             self._found = self._found[self._size:]
 
     def finish(self) -> int:
         """Hand out the rest; return the reserved total the run does not need."""
-        rest, self._found = self._found, []
-        if len(rest) > self._size:
-            self._hand_out(rest[:len(rest) - self._size])
-            rest = rest[len(rest) - self._size:]
-        if len(rest) >= TAIL_SPLIT_MIN:
-            last = len(rest) * 2 // 5
-            self._hand_out(rest[:-last])
-            rest = rest[-last:]
-        if rest:
-            self._hand_out(rest)
+        if self._found:
+            self._hand_out(self._found)
+            self._found = []
         return self._reserved - self._handed_out
 
     def _hand_out(self, remote_ids: list[int]) -> None:
@@ -303,9 +289,9 @@ class _LocationStream:
 
 
 def _walk_tree(*, tenant: Reseller, client: ProviderClient, run: SyncRun,
-               found: Callable[..., None] | None = None) -> None:
+               found: Callable[[list[int]], None] | None = None) -> None:
     """Mirror the tree; `found` is given the remote ids of each reply's locations once they
-    are mirrored, and `last=True` with the last reply."""
+    are mirrored."""
     walk_started_at = timezone.now()
     root = TreeNode(pk=None, remote_id=tenant.account_number, tree_path="/", depth=-1)
     if run.scope_id is not None:
@@ -314,31 +300,28 @@ def _walk_tree(*, tenant: Reseller, client: ProviderClient, run: SyncRun,
                         depth=scope.depth)
     walked = 0
     # One reply at a time left most of the allowance unused while the walk decided the work:
-    # the children of every container known are asked at once, and the replies are mirrored
-    # (on this thread, whose database connection it is) in the order of a depth-first walk
-    # while the others travel, so that rows get the same ids whichever reply comes first.
-    with ThreadPoolExecutor(max_workers=settings.SYNC_FETCH_THREADS) as pool:
-
-        def ask(nodes: list[TreeNode]) -> list[tuple[TreeNode, Future]]:
-            # Asked in the order they will be mirrored: the last one first.
-            asked = [(node, pool.submit(client.child_businesses, node.remote_id))
-                     for node in reversed(nodes)]
-            return asked[::-1]
-
-        pending = ask([root])
+    # the next containers of a depth-first walk are asked `ahead` at a time, and each reply is
+    # mirrored (on this thread, whose database connection it is) while the next ones travel.
+    # The replies are mirrored in the walk's order, so that rows get the same ids whichever
+    # comes first, and only the next few are held, however wide the tree.
+    ahead = settings.SYNC_FETCH_THREADS if _writes_may_overlap_requests() else 0
+    pending: list[list] = [[root, None]]  # [node, its reply when asked]; the last goes next
+    with ThreadPoolExecutor(max_workers=max(1, ahead)) as pool:
         try:
             while pending:
+                for entry in pending[-ahead:] if ahead else ():
+                    if entry[1] is None:
+                        entry[1] = pool.submit(client.child_businesses, entry[0].remote_id)
                 node, reply = pending.pop()
-                children = reply.result()
-                pending += ask(business_children_mirror(tenant=tenant, parent=node,
-                                                        children=children,
-                                                        seen_at=timezone.now()))
+                children = (reply.result() if reply is not None
+                            else client.child_businesses(node.remote_id))
+                pending += [[container, None] for container in business_children_mirror(
+                    tenant=tenant, parent=node, children=children, seen_at=timezone.now())]
                 walked += len(children)
                 if found is not None:
                     # As the mirror types them: a child without a type is a location.
                     found([child.id for child in children if child.id is not None
-                           and (child.type or Business.Type.BUSINESS) == Business.Type.BUSINESS],
-                          last=not pending)
+                           and (child.type or Business.Type.BUSINESS) == Business.Type.BUSINESS])
         except BaseException:
             pool.shutdown(wait=True, cancel_futures=True)
             raise
@@ -349,6 +332,14 @@ def _walk_tree(*, tenant: Reseller, client: ProviderClient, run: SyncRun,
             status_reports_of_removed_businesses_mark_removed(tenant=tenant,
                                                               removed_at=walk_started_at)
         logger.info("sync %s: walked %d businesses, %d removed", run.pk, walked, removed)
+
+
+def _writes_may_overlap_requests() -> bool:
+    """Whether this thread may write while provider requests are in flight. Not with an
+    in-memory SQLite database: it is one connection, shared by every thread of the process (the
+    embedded sandbox answering those requests included), which cannot commit for one thread
+    while a statement of another is running."""
+    return not (connection.vendor == "sqlite" and connection.is_in_memory_db())
 
 
 def _pk_ranges(queryset, size: int):
@@ -535,8 +526,13 @@ def _sync_competitive_ranking(*, tenant: Reseller, client: ProviderClient,
 def _sync_survey_responses(*, tenant: Reseller, client: ProviderClient,
                            business_number: int) -> None:
     start, end = _report_window()
-    survey_responses_refresh_many(tenant=tenant, client=client,
-                                  surveys=list(Survey.objects.filter(reseller=tenant)),
+    surveys = list(Survey.objects.filter(reseller=tenant))
+    if not _writes_may_overlap_requests():
+        for survey in surveys:
+            survey_responses_refresh(tenant=tenant, client=client, survey=survey,
+                                     business_number=business_number, start=start, end=end)
+        return
+    survey_responses_refresh_many(tenant=tenant, client=client, surveys=surveys,
                                   business_number=business_number, start=start, end=end,
                                   threads=settings.SYNC_FETCH_THREADS)
 

@@ -13,6 +13,7 @@ from provider import (
     ProviderClient,
     RedisStateStore,
 )
+from provider.adaptive import PacerState
 from provider.errors import RateLimitWaitTooLong
 from tests.provider.test_ratelimit import REDIS_URL, redis_prefix  # noqa: F401 - a fixture
 
@@ -162,3 +163,83 @@ def test_auto_needs_the_pacer(tmp_path):
     with pytest.raises(ValueError, match="auto"):
         ProviderClient("http://127.0.0.1:1", "k", rate_limit=AUTO, rate_limit_key="r",
                        rate_limiter=None)
+
+
+class SyncModel:
+    """A sync as the workers make it, on a simulated clock: `threads` requests in flight at
+    once, each answered after `latency`; a 429 keeps its thread away for the second its
+    Retry-After asks, as the client honours it. Requests arrive at a fixed-window provider."""
+
+    def __init__(self, pacer: AdaptivePacer, clock: Clock, provider: FixedWindowProvider, *,
+                 threads: int = 16, latency: float = 0.05) -> None:
+        self.pacer, self.clock, self.provider = pacer, clock, provider
+        self.threads, self.latency = threads, latency
+
+    def run(self, requests: int) -> float:
+        """Seconds until `requests` were answered."""
+        import heapq
+        import random
+
+        rng = random.Random(7)
+        started = self.clock.now
+        events = [(started + i / 1000, i, "ask", 0.0) for i in range(self.threads)]
+        answered = 0
+        while answered < requests:
+            at, thread, action, sent_at = heapq.heappop(events)
+            self.clock.now = at
+            if action == "ask":
+                slot = self.pacer.acquire("key", max_wait=60)
+                arrives = slot + self.latency / 2 + rng.random() * 0.01
+                ok = self.provider.request(arrives)
+                heapq.heappush(events, (arrives + self.latency / 2, thread,
+                                        "ok" if ok else "429", slot))
+                continue
+            self.pacer.record("key", limited=action == "429", sent_at=sent_at)
+            answered += action == "ok"
+            wait = 0.002 if action == "ok" else 1.0 + rng.random() * 0.05
+            heapq.heappush(events, (at + wait, thread, "ask", 0.0))
+        return self.clock.now - started
+
+
+@pytest.mark.parametrize("limit", [10, 50, 100])
+def test_a_sync_of_many_threads_finds_the_limit_and_starts_the_next_one_there(pacer, clock,
+                                                                             limit):
+    """Half a sync of 2,000 locations by 16 threads: a 429 storm when the limit is first met
+    would cost its threads a second each (Retry-After), and a slow warm-up a good part of a
+    sync that lasts a minute at 100 a second."""
+    provider = FixedWindowProvider(limit)
+    seconds = SyncModel(pacer, clock, provider).run(3000)
+    assert provider.answered / (limit * seconds) >= 0.90  # warm-up included
+    assert provider.limited / (provider.answered + provider.limited) <= 0.01
+    clock.sleep(3600)
+    provider = FixedWindowProvider(limit)
+    seconds = SyncModel(pacer, clock, provider).run(3000)
+    assert provider.answered / (limit * seconds) >= 0.97
+    assert provider.limited / (provider.answered + provider.limited) <= 0.01
+
+
+def test_a_rate_the_callers_do_not_use_does_not_grow(pacer, clock):
+    """Grown while a sync walks its tree (a few requests a second), the rate would send far
+    past the limit when the locations come."""
+    start = pacer.policy.start
+    for _ in range(120):  # two a second for a minute: never waiting for a slot
+        sent_at = pacer.acquire("key", max_wait=60)
+        pacer.record("key", limited=False, sent_at=sent_at)
+        clock.sleep(0.5)
+    assert pacer.learned_rate("key") == pytest.approx(start)
+
+
+def test_the_first_cut_goes_to_what_the_provider_answered(tmp_path, clock):
+    """The first 429 comes after the rate went past the limit: the rate falls to what the
+    provider answered in the second before it, not to a share of the rate reached."""
+    pacer = AdaptivePacer(FileStateStore(tmp_path), policy=AdaptivePolicy(start=200.0),
+                          sleep=clock.sleep, clock=clock)
+    for i in range(80):  # the provider answered eighty in a second, the rate is at 200
+        clock.now = 1_000_000.0 + i / 80
+        sent_at = pacer.acquire("key", max_wait=60)
+        pacer.record("key", limited=False, sent_at=sent_at)
+    clock.now = 1_000_001.2
+    pacer.record("key", limited=True, sent_at=1_000_001.1)
+    policy = pacer.policy
+    assert pacer.learned_rate("key") == pytest.approx(80 * (1 - policy.margin))
+    assert PacerState.from_record(pacer._store.read("key"), policy).ceiling == 80
