@@ -40,6 +40,12 @@ ACTION_LABELS: dict[str, str] = {
     "events.receiver_disabled": "Live updates turned off (the portal's webhook receiver)",
     "events.retried": "Provider event processed again",
     "bulk_change.dry_run": "Bulk change of listings rehearsed (dry run; nothing sent)",
+    "bulk_change.applied": "Bulk change of listings started: sent in waves",
+    "bulk_change.paused": "Bulk change of listings paused",
+    "bulk_change.resumed": "Bulk change of listings resumed",
+    "bulk_change.cancelled": "Bulk change of listings cancelled",
+    "bulk_change.rolled_back": "Bulk change of listings rolled back",
+    "bulk_change.finished": "Bulk change of listings finished",
 }
 
 # Changes sent to the provider through the outbox record "outbox.<kind>.<what happened>".
@@ -76,6 +82,7 @@ OBJECT_LABELS: dict[str, str] = {
     "accounts.apitoken": "API token",
     "accounts.syncrun": "Sync run",
     "outbox.outboxentry": "Change",
+    "bulk.bulkchange": "Bulk change",
 }
 
 

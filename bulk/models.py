@@ -17,14 +17,16 @@ class BulkChange(TenantOwned):
     class State(models.TextChoices):
         DRAFT = "draft", "Draft"
         DRY_RUN_DONE = "dry_run_done", "Dry run done"
-        # The states of sending, pausing and taking back (not reachable yet: sending comes
-        # later); declared now so that stored rows never need renaming.
         APPLYING = "applying", "Applying"
         PAUSED = "paused", "Paused"
         CANCELLED = "cancelled", "Cancelled"
         DONE = "done", "Done"
         ROLLING_BACK = "rolling_back", "Rolling back"
         ROLLED_BACK = "rolled_back", "Rolled back"
+
+    class Source(models.TextChoices):
+        CHOICE = "choice", "Chosen locations"
+        FILE = "file", "Imported file"
 
     class Lists(models.TextChoices):
         REPLACE = "replace", "Replace"
@@ -48,6 +50,24 @@ class BulkChange(TenantOwned):
     waves = models.JSONField(default=list, help_text="Locations per wave, in order.")
     counts = models.JSONField(default=dict, blank=True)
     current_wave = models.PositiveSmallIntegerField(default=0)
+    source = models.CharField(max_length=8, choices=Source.choices, default=Source.CHOICE)
+    # A wave is healthy when none of its changes was refused and, if the statuses are read
+    # again after it, no more than this many of its sites newly need action.
+    wait_for_statuses = models.BooleanField(
+        default=False, help_text="After each wave is accepted, read its locations' directory "
+                                 "statuses again before the next wave.")
+    action_required_threshold = models.PositiveIntegerField(
+        default=0, help_text="New Action Required sites a wave may cause before the change "
+                             "pauses (with wait_for_statuses).")
+    paused_reason = models.TextField(blank=True)
+    # A wave the user resumed past, although it was unhealthy: it is not judged again.
+    resumed_past_wave = models.PositiveSmallIntegerField(default=0)
+    wave_started_at = models.DateTimeField(null=True, blank=True)
+    wave_accepted_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the current wave's last change was accepted; "
+                                         "its statuses are read again after it.")
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -64,13 +84,20 @@ class BulkChangeItem(TenantOwned):
         WILL_CHANGE = "will_change", "Will change"
         UNCHANGED = "unchanged", "Unchanged"
         INVALID = "invalid", "Breaks a rule"
-        # Sending and taking back (later steps).
         QUEUED = "queued", "Queued"
         ACCEPTED = "accepted", "Accepted"
         REJECTED = "rejected", "Rejected"
         FAILED = "failed", "Failed"
         SKIPPED = "skipped", "Skipped"
         ROLLED_BACK = "rolled_back", "Rolled back"
+
+    class Rollback(models.TextChoices):
+        NONE = "", "Not asked"
+        QUEUED = "queued", "Being sent back"
+        ACCEPTED = "accepted", "Rolled back"
+        REJECTED = "rejected", "Refused by the provider"
+        FAILED = "failed", "Failed"
+        IMPOSSIBLE = "impossible", "Nothing to go back to"
 
     change = models.ForeignKey(BulkChange, on_delete=models.CASCADE, related_name="items")
     business = models.ForeignKey("accounts.Business", on_delete=models.CASCADE,
@@ -85,6 +112,14 @@ class BulkChangeItem(TenantOwned):
     diff = models.JSONField(default=list, blank=True,
                             help_text="[{path, label, old, new}], as the listing review shows.")
     errors = models.JSONField(default=list, blank=True, help_text="[{field, message}]")
+    own_set = models.JSONField(
+        default=dict, blank=True, help_text="The part of the listing this location sets when it "
+                                            "differs from the change's (a row of an imported "
+                                            "file); empty: the change's `set`.")
+    note = models.TextField(blank=True, help_text="Why it was skipped, refused or could not "
+                                                  "be rolled back, in words.")
+    action_required_before = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Its Action Required sites when its wave was sent.")
     payload = models.JSONField(default=dict, blank=True,
                                help_text="The create-listing body the change would send.")
     base_number = models.PositiveIntegerField(
@@ -93,7 +128,16 @@ class BulkChangeItem(TenantOwned):
     outbox_entry = models.OneToOneField("outbox.OutboxEntry", null=True, blank=True,
                                         on_delete=models.SET_NULL, related_name="+")
     listing_version = models.ForeignKey("listings.ListingVersion", null=True, blank=True,
-                                        on_delete=models.SET_NULL, related_name="+")
+                                        on_delete=models.SET_NULL, related_name="bulk_items")
+    rollback_state = models.CharField(max_length=12, choices=Rollback.choices, blank=True,
+                                      default=Rollback.NONE)
+    rollback_version = models.ForeignKey("listings.ListingVersion", null=True, blank=True,
+                                         on_delete=models.SET_NULL,
+                                         related_name="bulk_rollback_items")
+
+    @property
+    def fields_set(self) -> dict:
+        return self.own_set or self.change.set
 
     class Meta:
         ordering = ["position"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 
 from accounts.models import Membership, Reseller
@@ -30,3 +30,71 @@ def bulk_change_get(*, tenant: Reseller, membership: Membership | None, pk: int)
 
 def bulk_change_item_list(*, tenant: Reseller, change: BulkChange) -> QuerySet[BulkChangeItem]:
     return BulkChangeItem.objects.filter(reseller=tenant, change=change).order_by("position")
+
+
+def _waves_needed(sizes: list[int], locations: int) -> int:
+    """Waves that send `locations` in `sizes` (the last repeating; none: one wave)."""
+    if locations <= 0:
+        return 0
+    if not sizes:
+        return 1
+    waves = 0
+    for size in sizes[:-1]:
+        if locations <= 0:
+            return waves
+        locations -= size
+        waves += 1
+    return waves + max(0, -(-locations // sizes[-1]))
+
+
+def bulk_change_progress(*, change: BulkChange) -> dict:
+    """Where sending (or taking back) stands, from one query over the items."""
+    by_state: dict[str, int] = {}
+    rollback: dict[str, int] = {}
+    rows = (BulkChangeItem.objects.filter(reseller_id=change.reseller_id, change=change)
+            .values_list("state", "rollback_state").annotate(n=Count("pk")).order_by())
+    for state, rollback_state, n in rows:
+        by_state[state] = by_state.get(state, 0) + n
+        if rollback_state:
+            rollback[rollback_state] = rollback.get(rollback_state, 0) + n
+    sendable = change.counts.get("will_change", 0)
+    skipped = by_state.get(BulkChangeItem.State.SKIPPED, 0)
+    # Rolled back items were accepted first.
+    accepted = by_state.get(BulkChangeItem.State.ACCEPTED, 0) \
+        + by_state.get(BulkChangeItem.State.ROLLED_BACK, 0)
+    settled = accepted + skipped + sum(by_state.get(state, 0) for state in (
+        BulkChangeItem.State.REJECTED, BulkChangeItem.State.FAILED))
+    return {
+        "waves_total": change.current_wave + _waves_needed(
+            change.waves[change.current_wave:] or change.waves[-1:],
+            by_state.get(BulkChangeItem.State.WILL_CHANGE, 0)),
+        "current_wave": change.current_wave,
+        "locations": sendable,
+        "waiting": by_state.get(BulkChangeItem.State.WILL_CHANGE, 0),
+        "queued": by_state.get(BulkChangeItem.State.QUEUED, 0),
+        "accepted": accepted,
+        "rejected": by_state.get(BulkChangeItem.State.REJECTED, 0),
+        "failed": by_state.get(BulkChangeItem.State.FAILED, 0),
+        "skipped": skipped,
+        "rolled_back": by_state.get(BulkChangeItem.State.ROLLED_BACK, 0),
+        "percent": round(100 * settled / sendable) if sendable else 0,
+        "rollback": rollback,
+        "paused_reason": change.paused_reason,
+    }
+
+
+def bulk_change_actions(change: BulkChange, progress: dict | None = None) -> list[str]:
+    """What the change's state lets a member do next, in the order pages show them."""
+    State = BulkChange.State
+    progress = progress if progress is not None else bulk_change_progress(change=change)
+    actions = {
+        State.DRY_RUN_DONE: ["apply", "cancel"] if progress["locations"] else ["cancel"],
+        State.APPLYING: ["pause", "cancel"],
+        State.PAUSED: ["resume", "cancel", "rollback"],
+        State.DONE: ["rollback"],
+        State.CANCELLED: ["rollback"],
+    }.get(change.state, [])
+    if "rollback" in actions and (not progress["accepted"] or progress["queued"]
+                                  or progress["rollback"]):
+        actions.remove("rollback")
+    return actions

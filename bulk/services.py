@@ -1,6 +1,6 @@
-"""Writes of bulk changes. This first step stores a bulk change and its dry run: per chosen
-location, what the change does to its listing against the last accepted version (the diff the
-listing review shows), "unchanged", or the rules it breaks. Nothing is sent to the provider.
+"""Writes of bulk changes: a bulk change and its dry run, per chosen location what the change
+does to its listing against the last accepted version (the diff the listing review shows),
+"unchanged", or the rules it breaks. Nothing is sent here: `bulk.sending` sends in waves.
 
 The listing editor's own functions do the work (`listings.editor`): `merge` (the provider's
 merge), `listing_diff` and `listing_payload` (what a change shows and sends), `listing_errors`
@@ -22,6 +22,7 @@ from accounts.models import Business, Membership, Reseller, User
 from accounts.selectors import business_filterset, business_list
 from accounts.services import audit_record
 from bulk.models import BulkChange, BulkChangeItem
+from bulk.sending import bulk_change_apply
 from listings.editor.diff import listing_diff, listing_payload, merge
 from listings.editor.editor import MALFORMED, listing_errors, listing_labels
 from listings.editor.rules import check_listing
@@ -37,9 +38,6 @@ MAX_WAVES = 100
 # Rows per INSERT of the items: 8 values each stays under PostgreSQL's 65,535 parameters.
 ITEM_BATCH = 5_000
 
-NOT_DRY_RUN = ("Sending a bulk change comes in a later version of the portal: for now a bulk "
-               "change is a dry run only. Send it with dry_run: true; nothing is sent to the "
-               "provider.")
 SELECTION_HELP = ('Choose the locations with one of {"numbers": [business numbers]}, '
                   '{"filter": {the businesses list\'s filters}} or {"node": business number}.')
 # Filters of the businesses list that make no sense for a change.
@@ -311,25 +309,30 @@ class _Checker:
                 for path, messages in found.items() for message in messages]
 
 
-def _dry_run_items(*, tenant: Reseller, change: BulkChange,
-                   locations: list[Business]) -> list[BulkChangeItem]:
+def _dry_run_items(*, tenant: Reseller, change: BulkChange, locations: list[Business],
+                   own_sets: list[dict] | None = None) -> list[BulkChangeItem]:
+    """The dry run of each location: `change.set` on every one, or `own_sets[i]` on the i-th
+    (the rows of an imported file)."""
     accepted_versions = listing_versions_last_accepted(
         tenant=tenant, business_ids=[location.pk for location in locations])
     labels = listing_labels()
-    touched = [(section, name) for section, fields in change.set.items() for name in fields]
+    touched = list(dict.fromkeys(
+        (section, name) for set_ in (own_sets if own_sets is not None else [change.set])
+        for section, fields in set_.items() for name in fields))
     checker = _Checker(touched=touched, today=timezone.localdate())
     items = []
     for position, location in enumerate(locations):
+        own_set = own_sets[position] if own_sets is not None else {}
         accepted = accepted_versions.get(location.pk)
         accepted_document = accepted.document if accepted else None
         # Before the first acceptance, the listing is what the provider's child list told (as
         # the editor starts it); the diff is measured against the same.
         baseline = accepted_document or listing_document_from_business(location)
-        document = merge(baseline, with_lists(baseline, change.set, change.lists))
+        document = merge(baseline, with_lists(baseline, own_set or change.set, change.lists))
         changes = listing_diff(baseline, document, labels)
         item = BulkChangeItem(reseller=tenant, change=change, business=location,
                               business_number=location.remote_id, position=position,
-                              base_number=accepted.number if accepted else 0)
+                              base_number=accepted.number if accepted else 0, own_set=own_set)
         if not changes:
             item.state = BulkChangeItem.State.UNCHANGED
         else:
@@ -344,21 +347,37 @@ def _dry_run_items(*, tenant: Reseller, change: BulkChange,
     return items
 
 
+def _clean_health(wait_for_statuses: Any, action_required_threshold: Any) -> dict[str, list]:
+    errors: dict[str, list[str]] = {}
+    if not isinstance(wait_for_statuses, bool):
+        errors["wait_for_statuses"] = ["Give true or false."]
+    if isinstance(action_required_threshold, bool) or not isinstance(
+            action_required_threshold, int) or action_required_threshold < 0:
+        errors["action_required_threshold"] = [
+            "Give a whole number of sites, 0 or more: a wave that makes more of its sites "
+            "need action than this pauses the change."]
+    return errors
+
+
 def bulk_change_create(*, tenant: Reseller, actor: User | None,
                        membership: Membership | None = None, businesses: Any, set: Any,
                        lists: Any = BulkChange.Lists.REPLACE, waves: Any = None,
+                       wait_for_statuses: Any = False, action_required_threshold: Any = 0,
                        dry_run: Any = True) -> BulkChange:
-    """Store a bulk change of the chosen locations' listings and its dry run.
+    """Store a bulk change of the chosen locations' listings and its dry run; with
+    `dry_run=False`, start sending it at once (`bulk.sending.bulk_change_apply`).
 
     `businesses` chooses the locations (`bulk_change_locations`), among those `membership`
     may see; `set` is the part of the listing to set, in the create-listing shape; `lists`
     says whether a list given replaces the listing's or is appended to it; `waves` are the
-    sizes of the waves it will be sent in (the last size repeats). Raises ValidationError
-    naming each field at fault. Only a dry run exists yet: nothing is sent.
+    sizes of the waves it will be sent in (the last size repeats); a wave is healthy when none
+    of its changes is refused and, with `wait_for_statuses`, no more than
+    `action_required_threshold` of its sites newly need action. Raises ValidationError naming
+    each field at fault.
     """
-    errors: dict[str, list[str]] = {}
-    if dry_run is not True:
-        errors["dry_run"] = [NOT_DRY_RUN]
+    errors = _clean_health(wait_for_statuses, action_required_threshold)
+    if not isinstance(dry_run, bool):
+        errors["dry_run"] = ["Give true (check only) or false (check, then send)."]
     if not isinstance(businesses, Mapping) or len(businesses) != 1:
         errors["businesses"] = [SELECTION_HELP]
     cleaned: dict[str, Any] = {}
@@ -373,14 +392,34 @@ def bulk_change_create(*, tenant: Reseller, actor: User | None,
         raise ValidationError(errors)
     locations = bulk_change_locations(tenant=tenant, membership=membership,
                                       businesses=businesses)
+    change = bulk_change_store(
+        tenant=tenant, actor=actor, membership=membership, selection=dict(businesses),
+        set_=cleaned["set"], lists=lists, waves=cleaned["waves"], locations=locations,
+        wait_for_statuses=wait_for_statuses,
+        action_required_threshold=action_required_threshold)
+    if dry_run is False:
+        change = bulk_change_apply(tenant=tenant, actor=actor, membership=membership,
+                                   change=change)
+    return change
+
+
+def bulk_change_store(*, tenant: Reseller, actor: User | None, membership: Membership | None,
+                      selection: dict, set_: dict, lists: str, waves: list[int],
+                      locations: list[Business], own_sets: list[dict] | None = None,
+                      source: str = BulkChange.Source.CHOICE, wait_for_statuses: bool = False,
+                      action_required_threshold: int = 0) -> BulkChange:
+    """Store a checked bulk change and its dry run: `set_` on every location, or `own_sets[i]`
+    on `locations[i]` (an imported file's rows; `set_` then holds every field they set)."""
     limited_to = membership.limited_to if membership is not None \
         and membership.limited_to_id is not None else None
     with transaction.atomic():
         change = BulkChange.objects.create(
             reseller=tenant, created_by=actor if actor is not None and actor.pk else None,
-            scope=limited_to, selection=dict(businesses), set=cleaned["set"], lists=lists,
-            waves=cleaned["waves"])
-        items = _dry_run_items(tenant=tenant, change=change, locations=locations)
+            scope=limited_to, selection=selection, set=set_, lists=lists, waves=waves,
+            source=source, wait_for_statuses=wait_for_statuses,
+            action_required_threshold=action_required_threshold)
+        items = _dry_run_items(tenant=tenant, change=change, locations=locations,
+                               own_sets=own_sets)
         BulkChangeItem.objects.bulk_create(items, batch_size=ITEM_BATCH)
         counts = {state: 0 for state in ("will_change", "unchanged", "invalid")}
         for item in items:
@@ -391,6 +430,6 @@ def bulk_change_create(*, tenant: Reseller, actor: User | None,
         audit_record(tenant=tenant, actor=actor, action="bulk_change.dry_run", obj=change,
                      summary={"fields": [f"{s}.{n}" for s, fields in change.set.items()
                                          for n in fields],
-                              "lists": lists, "selection": next(iter(businesses)),
-                              **change.counts})
+                              "lists": lists, "source": source,
+                              "selection": next(iter(selection), ""), **change.counts})
     return change

@@ -39,6 +39,7 @@ from accounts.provider_access import RETRYABLE, provider_client, provider_key_re
 from accounts.services import audit_record
 from outbox import tasks
 from outbox.models import OutboxEntry
+from outbox.signals import entry_settled
 from portal.outbound import UnsafeURL
 from portal.retries import retry_delay
 from provider import AuthError, ProviderClient, ProviderError, Transient
@@ -202,7 +203,12 @@ def _accept(entry: OutboxEntry, handler: OutboxHandler, reply: Any) -> OutboxEnt
         handler.on_accepted(entry, reply)
         audit_record(tenant=entry.reseller, actor=None, action=f"outbox.{entry.kind}.accepted",
                      obj=entry, summary={"summary": entry.summary})
+        _announce(entry)
     return entry
+
+
+def _announce(entry: OutboxEntry) -> None:
+    transaction.on_commit(lambda: entry_settled.send_robust(sender=OutboxEntry, entry=entry))
 
 
 def _finish(entry: OutboxEntry, state: str, *, code: int | None, message: str) -> OutboxEntry:
@@ -214,6 +220,7 @@ def _finish(entry: OutboxEntry, state: str, *, code: int | None, message: str) -
                               "in_doubt", "updated_at"])
     audit_record(tenant=entry.reseller, actor=None, action=f"outbox.{entry.kind}.{state}",
                  obj=entry, summary={"code": code, "message": message[:500]})
+    _announce(entry)
     return entry
 
 

@@ -260,6 +260,12 @@ OUTBOX_RETRY_BASE_SECONDS = env.int("OUTBOX_RETRY_BASE_SECONDS", default=30)
 OUTBOX_SENDING_STALE_SECONDS = env.int("OUTBOX_SENDING_STALE_SECONDS", default=300)
 OUTBOX_SWEEP_SECONDS = env.int("OUTBOX_SWEEP_SECONDS", default=60)
 
+# Bulk changes: how long a wave waits for its locations' directory statuses to be read again
+# (when the change asks for it) before the change pauses, and how many waves whose locations
+# were all skipped one step may go through.
+BULK_STATUS_WAIT_SECONDS = env.int("BULK_STATUS_WAIT_SECONDS", default=900)
+BULK_MAX_WAVES_PER_STEP = 100
+
 # Celery. Without a broker URL, kombu's filesystem transport under data/ needs no server.
 # The filesystem transport ignores the host, but kombu warns "No hostname was supplied" in
 # every process that sends or receives when the URL names none.
@@ -319,6 +325,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "sync.tasks.sync_all_resellers_task",
         "schedule": SYNC_STATUS_REFRESH_MINUTES * 60.0,
         "kwargs": {"resources": ["listing_status"]},
+    },
+    "bulk-changes-sweep": {
+        "task": "bulk.tasks.bulk_changes_sweep_task",
+        "schedule": float(OUTBOX_SWEEP_SECONDS),
     },
     "provider-events-sweep": {
         "task": "events.tasks.provider_event_sweep_task",

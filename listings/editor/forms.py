@@ -20,7 +20,6 @@ from listings.editor.schema import (
     COUNTRIES,
     MAX_PROFILE_ADDITIONAL_CATEGORIES,
     SOCIAL_PROFILE_URL_FIELDS,
-    SUB_LOCALITY_COUNTRIES,
 )
 
 
@@ -152,7 +151,11 @@ class AddressForm(SectionForm):
 
     address1 = fields.TextField(label="Address line 1")
     address2 = fields.TextField(label="Address line 2")
-    subLocality = fields.TextField(label="Sub-locality", help_text="New Zealand addresses only.")
+    # The provider requires one in New Zealand and ignores it elsewhere (its own example
+    # carries one on a US address), so only the rules check it (6000, 6001).
+    subLocality = fields.TextField(label="Sub-locality",
+                                   help_text="Required for New Zealand addresses; ignored by "
+                                             "the provider elsewhere.")
     city = fields.TextField(label="City")
     state = fields.TextField(label="State or region")
     zip = fields.TextField(label="Postal code", max_length=32)
@@ -169,13 +172,6 @@ class AddressForm(SectionForm):
         if code and not formats.is_country_code(code):
             raise forms.ValidationError("Choose a two-letter country code.")
         return code
-
-    def clean(self):
-        cleaned = super().clean()
-        if cleaned.get("subLocality") and cleaned.get("countryCode") not in SUB_LOCALITY_COUNTRIES:
-            self.add_error("subLocality", "A sub-locality is supported for New Zealand (NZ) "
-                                          "addresses only.")
-        return cleaned
 
     def contribute(self, document: dict) -> None:
         info = ensure_path(document, "businessInfo")

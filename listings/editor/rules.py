@@ -20,7 +20,9 @@ from listings.editor import formats
 from listings.editor.schema import (
     FOOD_CATEGORY_WORDS,
     MAX_PROFILE_ADDITIONAL_CATEGORIES,
+    MAX_SUB_LOCALITY,
     OPENING_SOON,
+    SUB_LOCALITY_COUNTRIES,
 )
 
 
@@ -106,6 +108,18 @@ def check_listing(document: dict, *, accepted: dict | None, fixed: bool,
                                                 "openedOnDate"):
         yield RuleError(2513, "additionalInfo.openedOnDate",
                         f"The opened-on date cannot be in the future (today is {today:%m/%d/%Y}).")
+    location = _get(document, "businessInfo", "location")
+    if isinstance(location, dict) and (not fixed or _changed(document, accepted, "businessInfo",
+                                                             "location")):
+        sub_locality = str(location.get("subLocality") or "").strip()
+        if str(location.get("countryCode") or "").upper() in SUB_LOCALITY_COUNTRIES:
+            if not sub_locality:
+                yield RuleError(6000, "businessInfo.location.subLocality",
+                                "A New Zealand address needs its sub-locality (the suburb).")
+            elif len(sub_locality) > MAX_SUB_LOCALITY:
+                yield RuleError(6001, "businessInfo.location.subLocality",
+                                f"A sub-locality has at most {MAX_SUB_LOCALITY} characters; "
+                                f"this one has {len(sub_locality)}.")
     if (_get(document, "additionalInfo", "businessStatus") == OPENING_SOON
             and not _get(document, "additionalInfo", "openingSoonDate")):
         yield RuleError(2514, "additionalInfo.openingSoonDate",

@@ -15,7 +15,8 @@ COUNTRIES = {
     "NZ": "New Zealand", "MX": "Mexico", "IN": "India", "UK": "United Kingdom",
     "FR": "France", "IT": "Italy",
 }
-SUB_LOCALITY_COUNTRIES = ("NZ",)
+SUB_LOCALITY_COUNTRIES = ("NZ",)  # where the provider requires one (6000)
+MAX_SUB_LOCALITY = 80  # characters (6001)
 
 # Category list sources (parameters.md): what each one fills in the listing.
 CATEGORY_SOURCES = {

@@ -107,12 +107,13 @@ def test_hours_replaced_counts_and_diffs_exact(api_member, brand):
     assert list(found) == [501, 502, 503]  # the list's order: by name
     expected_diff = [{"path": "additionalInfo.hoursOfOperations", "label": "Opening hours",
                       "old": "Monday: 09:00–17:00", "new": "Monday: 08:00–18:00"}]
+    not_sent = {"wave": None, "note": "", "listing_version": None, "rollback_state": ""}
     assert found[501] == {"business_number": 501, "state": "will_change",
-                          "diff": expected_diff, "errors": []}
+                          "diff": expected_diff, "errors": [], **not_sent}
     assert found[503]["diff"] == expected_diff
     # Bravo's last accepted version (2) has these hours already.
     assert found[502] == {"business_number": 502, "state": "unchanged", "diff": [],
-                          "errors": []}
+                          "errors": [], **not_sent}
     with tenant_scope(reseller):
         item = BulkChangeItem.objects.get(business_number=501)
         assert item.payload == {"businessInfo": {"name": "Alpha"}, **HOURS}
@@ -266,7 +267,10 @@ def test_another_resellers_change_is_404_and_a_viewer_may_only_read(api_member, 
     ({"waves": [5, 0]}, {"waves[1]": ["A wave size is a whole number of locations, 1 or more; "
                                       "0 is not."]}),
     ({"lists": "merge"}, {"lists": None}),
-    ({"dry_run": False}, {"dry_run": None}),
+    ({"dry_run": None}, {"dry_run": None}),
+    ({"waves": [5, True]}, {"waves[1]": None}),
+    ({"wait_for_statuses": "yes"}, {"wait_for_statuses": ["Give true or false."]}),
+    ({"action_required_threshold": -1}, {"action_required_threshold": None}),
     ({"businesses": {}}, {"businesses": None}),
     ({"businesses": {"numbers": []}},
      {"businesses.numbers": ["Give at least one business number."]}),
@@ -296,15 +300,6 @@ def test_bad_input_is_named(api_member, brand, body, fields):
         if messages is not None:
             assert named[name] == messages
     assert not BulkChange.unscoped.filter(reseller=reseller).exists()
-
-
-def test_sending_is_refused_plainly(api_member, brand):
-    reseller, *_ = brand
-    client, _ = api_member(Role.MANAGER, reseller=reseller)
-    answer = create(client, reseller, businesses={"node": 500}, set=HOURS, dry_run=False)
-    assert answer.status_code == 400
-    assert "Sending a bulk change comes in a later version" in \
-        answer.json()["fields"]["dry_run"][0]
 
 
 @pytest.fixture

@@ -143,7 +143,12 @@ FORMAT_CASES = [
     ({"businessinfo-websiteUrl": "bluedoor.example.com"}, "businessInfo.websiteUrl"),
     ({"businessinfo-emailId": "hello@"}, "businessInfo.emailId"),
     ({"address-countryCode": "USA"}, "businessInfo.location.countryCode"),
-    ({"address-subLocality": "Ponsonby"}, "businessInfo.location.subLocality"),
+    # The provider requires a sub-locality in New Zealand (6000), of at most 80 characters
+    # (6001), and ignores one elsewhere.
+    ({"address-countryCode": "NZ", "address-subLocality": ""},
+     "businessInfo.location.subLocality"),
+    ({"address-countryCode": "NZ", "address-subLocality": "P" * 81},
+     "businessInfo.location.subLocality"),
     ({"status-openedOnDate": "2026-02-30"}, "additionalInfo.openedOnDate"),
     ({"status-businessStatus": "Closed for good"}, "additionalInfo.businessStatus"),
     ({"additionalinfo-timezone": "Mars/Olympus"}, "additionalInfo.timezone"),

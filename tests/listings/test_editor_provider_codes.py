@@ -62,8 +62,6 @@ def test_the_codes_without_a_stated_condition_are_shown_above_the_form(code):
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize(("changes", "code", "form", "name"), [
-    ({"address-countryCode": "NZ", "address-city": "Auckland", "address-subLocality": ""},
-     6000, "address", "subLocality"),
     ({"profiledetails-textMessageNumber": "text us"}, 2285, "profiledetails",
      "textMessageNumber"),
 ])
@@ -98,3 +96,18 @@ def test_a_custom_field_of_an_unknown_type_is_shown_on_its_type(member_client):
     url = reverse("custom_field_list", args=[reseller.slug])
     form = client.get(url + f"?fix={entry.pk}").context["form"]
     assert "Method not implemented for unknown custom field type." in form.errors["type"][0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_new_zealand_address_without_its_sub_locality_is_refused_before_sending(
+    manager, location  # noqa: F811
+):
+    before = OutboxEntry.unscoped.count()
+    with tenant_scope(location.reseller):
+        answer = post_form(manager, location, **{"address-countryCode": "NZ",
+                                                 "address-city": "Auckland",
+                                                 "address-subLocality": ""})
+    assert OutboxEntry.unscoped.count() == before
+    editor = answer.context["editor"]
+    shown = next(f for f in editor.forms if f.prefix == "address")
+    assert "needs its sub-locality" in " ".join(shown.errors["subLocality"])

@@ -263,6 +263,11 @@ KWARG_OVERRIDES = {
     ("api_provider_event_detail", "pk"): lambda t: t.extra["event"].pk,
     ("api_bulk_change_detail", "pk"): lambda t: t.extra["bulk_change"].pk,
     ("api_bulk_change_items", "pk"): lambda t: t.extra["bulk_change"].pk,
+    ("api_bulk_change_apply", "pk"): lambda t: t.extra["bulk_change"].pk,
+    ("api_bulk_change_pause", "pk"): lambda t: t.extra["bulk_change"].pk,
+    ("api_bulk_change_resume", "pk"): lambda t: t.extra["bulk_change"].pk,
+    ("api_bulk_change_cancel", "pk"): lambda t: t.extra["bulk_change"].pk,
+    ("api_bulk_change_rollback", "pk"): lambda t: t.extra["bulk_change"].pk,
 }
 KWARG_DEFAULTS = {
     "slug": lambda t: t.slug,
