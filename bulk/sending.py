@@ -39,7 +39,7 @@ from listings import tasks as listing_tasks
 from listings.editor.diff import listing_payload, merge
 from listings.editor.schema import NOT_CLEARABLE
 from listings.editor.selectors import listing_versions_last_accepted
-from listings.editor.services import ListingBusy, listing_submit
+from listings.editor.services import ListingBusy, ListingSubmission, listing_submit_many
 from listings.models import ListingSite, ListingStatusReport, ListingVersion
 from outbox.models import OutboxEntry
 
@@ -370,7 +370,7 @@ def _start_wave(change: BulkChange, wave: int) -> bool:
                                           [item.business_id for item in items])
     labels = "; ".join(f"{section}.{name}" for section, fields in change.set.items()
                        for name in fields)
-    queued = 0
+    sendable = []
     for item in items:
         item.wave = wave
         last = accepted.get(item.business_id)
@@ -378,14 +378,14 @@ def _start_wave(change: BulkChange, wave: int) -> bool:
         if last_number != item.base_number:
             item.state = Item.SKIPPED
             item.note = CHANGED_SINCE_DRY_RUN.format(number=last_number)
-            continue
-        try:
-            # A savepoint: a refusal leaves the wave's other locations queued.
-            with transaction.atomic():
-                version = listing_submit(tenant=change.reseller, actor=change.created_by,
-                                         business=item.business, payload=item.payload,
-                                         summary=f"Bulk change {change.pk}: {labels}")
-        except ListingBusy:
+        else:
+            sendable.append(item)
+    stored = listing_submit_many(tenant=change.reseller, actor=change.created_by, submissions=[
+        ListingSubmission(item.business, item.payload, f"Bulk change {change.pk}: {labels}")
+        for item in sendable])
+    queued = 0
+    for item, version in zip(sendable, stored, strict=True):
+        if isinstance(version, ListingBusy):
             item.state, item.note = Item.SKIPPED, BUSY
             continue
         item.state = Item.QUEUED
@@ -433,7 +433,7 @@ def _send_back(*, tenant: Reseller, actor: User | None, change: BulkChange,
                ListingVersion.objects.filter(
                    reseller=tenant, business__in=business_ids,
                    number__in={item.base_number for item in items if item.base_number})}
-    queued = 0
+    going: list[tuple[BulkChangeItem, dict, list[str]]] = []
     for item in items:
         current = last.get(item.business_id)
         if not item.base_number:
@@ -454,19 +454,19 @@ def _send_back(*, tenant: Reseller, actor: User | None, change: BulkChange,
                     notes.append(NOT_CLEARABLE_NOTE.format(label=f"{section}.{name}"))
                     continue
                 back.setdefault(section, {})[name] = old_value
-        document = merge(current.document, back)
-        payload = listing_payload(current.document, document)
+        payload = listing_payload(current.document, merge(current.document, back))
         # The name is always sent; anything else is the way back.
         if not any(name != "name" for fields in payload.values() for name in fields):
             item.rollback_state = Rollback.IMPOSSIBLE
             item.note = " ".join(notes) or "The listing already holds its earlier values."
             continue
-        try:
-            with transaction.atomic():
-                version = listing_submit(tenant=tenant, actor=actor, business=item.business,
-                                         payload=payload,
-                                         summary=f"Rollback of bulk change {change.pk}")
-        except ListingBusy:
+        going.append((item, payload, notes))
+    stored = listing_submit_many(tenant=tenant, actor=actor, submissions=[
+        ListingSubmission(item.business, payload, f"Rollback of bulk change {change.pk}")
+        for item, payload, _ in going])
+    queued = 0
+    for (item, _, notes), version in zip(going, stored, strict=True):
+        if isinstance(version, ListingBusy):
             item.rollback_state, item.note = Rollback.IMPOSSIBLE, BUSY_ROLLBACK
             continue
         item.rollback_state, item.rollback_version = Rollback.QUEUED, version

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -36,7 +36,7 @@ from django.utils import timezone
 from accounts.credentials import CredentialError
 from accounts.models import Business, Reseller, User
 from accounts.provider_access import RETRYABLE, provider_client, provider_key_rejected
-from accounts.services import audit_record
+from accounts.services import audit_record, audit_record_many
 from outbox import tasks
 from outbox.models import OutboxEntry
 from outbox.signals import entry_settled
@@ -76,19 +76,40 @@ def handler_for(kind: str) -> OutboxHandler:
     return HANDLERS[kind]()
 
 
+class OutboxWrite(NamedTuple):
+    """One write to queue: its body, the business it is about, and what it does, in words."""
+
+    payload: dict
+    business: Business | None = None
+    summary: str = ""
+
+
 def outbox_enqueue(*, tenant: Reseller, actor: User | None, kind: str, payload: dict,
                    business: Business | None = None, summary: str = "") -> OutboxEntry:
     """Store a write for the provider; it is sent once the surrounding transaction commits."""
+    return outbox_enqueue_many(tenant=tenant, actor=actor, kind=kind,
+                               writes=[OutboxWrite(payload, business, summary)])[0]
+
+
+def outbox_enqueue_many(*, tenant: Reseller, actor: User | None, kind: str,
+                        writes: list[OutboxWrite]) -> list[OutboxEntry]:
+    """`outbox_enqueue` of many writes of one kind, in a number of statements that does not
+    grow with them (a wave of a bulk change queues hundreds)."""
     if kind not in HANDLERS:
         raise ValueError(f"No outbox handler for {kind!r}.")
-    entry = OutboxEntry.objects.create(reseller=tenant, kind=kind, payload=payload,
-                                       business=business, summary=summary[:255],
-                                       created_by=actor)
-    audit_record(tenant=tenant, actor=actor, action=f"outbox.{kind}.queued", obj=entry,
-                 summary={"summary": summary[:255],
-                          "business": getattr(business, "remote_id", None)})
-    transaction.on_commit(lambda: _queue_send(tenant.pk, entry.pk))
-    return entry
+    entries = OutboxEntry.objects.bulk_create([
+        OutboxEntry(reseller=tenant, kind=kind, payload=write.payload, business=write.business,
+                    summary=write.summary[:255],
+                    created_by=actor if actor is not None and actor.pk else None)
+        for write in writes])
+    audit_record_many(tenant=tenant, actor=actor, action=f"outbox.{kind}.queued",
+                      objects=entries,
+                      summaries=[{"summary": write.summary[:255],
+                                  "business": getattr(write.business, "remote_id", None)}
+                                 for write in writes])
+    entry_ids = [entry.pk for entry in entries]
+    transaction.on_commit(lambda: [_queue_send(tenant.pk, entry_id) for entry_id in entry_ids])
+    return entries
 
 
 def _queue_send(reseller_id: int, entry_id: int) -> None:

@@ -4,6 +4,7 @@ as a version and queued for the provider."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -15,7 +16,7 @@ from listings.editor.diff import Change, listing_diff, listing_payload, merge
 from listings.editor.editor import listing_labels
 from listings.models import ListingVersion
 from outbox.models import OutboxEntry
-from outbox.services import outbox_enqueue, outbox_retry
+from outbox.services import OutboxWrite, outbox_enqueue_many, outbox_retry
 
 NOTHING_CHANGED = ("Nothing changed since the last accepted version, so there is nothing to "
                    "send.")
@@ -74,6 +75,14 @@ def listing_changes_prepare(*, tenant: Reseller, business: Business, document: d
     return prepared
 
 
+class ListingSubmission(NamedTuple):
+    """One change to store and send: the business, its create-listing body, what it does."""
+
+    business: Business
+    payload: dict
+    summary: str = ""
+
+
 def listing_submit(*, tenant: Reseller, actor: User | None, business: Business, payload: dict,
                    summary: str = "") -> ListingVersion:
     """Store a change of `business`'s listing and queue the create-listing call, atomically.
@@ -83,25 +92,64 @@ def listing_submit(*, tenant: Reseller, actor: User | None, business: Business, 
     time: while a version is pending or being sent, another is refused (ListingBusy), since it
     would be compared with a listing that is about to change.
     """
-    if not (payload.get("businessInfo") or {}).get("name"):
-        raise ValueError("A create-listing body needs businessInfo.name.")
+    stored = listing_submit_many(tenant=tenant, actor=actor, submissions=[
+        ListingSubmission(business, payload, summary)])[0]
+    if isinstance(stored, ListingBusy):
+        raise stored
+    return stored
+
+
+def listing_submit_many(*, tenant: Reseller, actor: User | None,
+                        submissions: list[ListingSubmission]
+                        ) -> list[ListingVersion | ListingBusy]:
+    """`listing_submit` of many businesses (one submission each) in a number of statements
+    that does not grow with them: per submission, its stored version, or ListingBusy (not
+    raised) when that business's previous change is still being sent."""
+    for submission in submissions:
+        if not (submission.payload.get("businessInfo") or {}).get("name"):
+            raise ValueError("A create-listing body needs businessInfo.name.")
+    ids = [submission.business.pk for submission in submissions]
+    if len(set(ids)) != len(ids):
+        raise ValueError("One submission per business.")
     with transaction.atomic():
-        # Serialise changes of one business: the row lock makes the busy check and the next
-        # number safe under concurrent submissions.
-        Business.objects.select_for_update().filter(pk=business.pk).first()
-        if selectors.listing_version_open(tenant=tenant, business=business) is not None:
-            raise ListingBusy("The previous change of this listing is still being sent.")
-        accepted = selectors.listing_version_last_accepted(tenant=tenant, business=business)
-        number = (ListingVersion.objects.filter(reseller=tenant, business=business)
-                  .aggregate(last=Max("number"))["last"] or 0) + 1
-        summary = summary or f"Listing version {number}"
-        entry = outbox_enqueue(tenant=tenant, actor=actor, kind=OutboxEntry.Kind.LISTING_CREATE,
-                               payload=payload, business=business,
-                               summary=f"{business.name}: {summary}")
-        return ListingVersion.objects.create(
-            reseller=tenant, business=business, number=number,
-            document=merge(accepted.document if accepted else {}, payload), payload=payload,
-            summary=summary[:255], outbox_entry=entry, created_by=actor)
+        # Serialise changes of a business: the row locks make the busy check and the next
+        # numbers safe under concurrent submissions (taken in one order: no deadlock).
+        list(Business.objects.select_for_update().filter(pk__in=ids).order_by("pk")
+             .values_list("pk", flat=True))
+        busy = set(ListingVersion.objects.filter(
+            reseller=tenant, business__in=ids, accepted_at__isnull=True,
+            outbox_entry__state__in=OutboxEntry.OPEN_STATES).values_list("business_id",
+                                                                          flat=True))
+        accepted = selectors.listing_versions_last_accepted(tenant=tenant, business_ids=ids)
+        last_numbers = dict(ListingVersion.objects.filter(reseller=tenant, business__in=ids)
+                            .values_list("business_id").annotate(last=Max("number"))
+                            .order_by())
+        going = [submission for submission in submissions
+                 if submission.business.pk not in busy]
+        summaries = {submission.business.pk: submission.summary or
+                     f"Listing version {last_numbers.get(submission.business.pk, 0) + 1}"
+                     for submission in going}
+        entries = outbox_enqueue_many(
+            tenant=tenant, actor=actor, kind=OutboxEntry.Kind.LISTING_CREATE,
+            writes=[OutboxWrite(submission.payload, submission.business,
+                                f"{submission.business.name}: "
+                                f"{summaries[submission.business.pk]}")
+                    for submission in going])
+        versions = ListingVersion.objects.bulk_create([
+            ListingVersion(
+                reseller=tenant, business=submission.business,
+                number=last_numbers.get(submission.business.pk, 0) + 1,
+                document=merge(accepted[submission.business.pk].document
+                               if submission.business.pk in accepted else {},
+                               submission.payload),
+                payload=submission.payload,
+                summary=summaries[submission.business.pk][:255], outbox_entry=entry,
+                created_by=actor if actor is not None and actor.pk else None)
+            for submission, entry in zip(going, entries, strict=True)])
+    stored = dict(zip((submission.business.pk for submission in going), versions, strict=True))
+    return [stored.get(submission.business.pk) or ListingBusy(
+        "The previous change of this listing is still being sent.")
+        for submission in submissions]
 
 
 def listing_version_retry(*, tenant: Reseller, actor: User | None,

@@ -51,7 +51,8 @@ def _strings(node) -> list[str]:
 
 
 def recorded_actions() -> dict[str, str]:
-    """Action -> where it is recorded, from every `audit_record(...)` call of the project."""
+    """Action -> where it is recorded, from every `audit_record(...)` and
+    `audit_record_many(...)` call of the project."""
     found = {}
     for path in ROOT.rglob("*.py"):
         if SKIPPED & set(path.relative_to(ROOT).parts):
@@ -59,7 +60,7 @@ def recorded_actions() -> dict[str, str]:
         tree = ast.parse(path.read_text(), str(path))
         for node in ast.walk(tree):
             if not (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(
-                    node.func, "attr", "")) == "audit_record"):
+                    node.func, "attr", "")) in ("audit_record", "audit_record_many")):
                 continue
             for keyword in node.keywords:
                 if keyword.arg == "action":

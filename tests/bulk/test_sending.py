@@ -271,21 +271,18 @@ def test_nothing_is_sent_twice_when_the_step_dies_mid_wave(brand, monkeypatch):
     change = change_of(reseller, locations, waves=[1, 3])
     order = list(states(change))
     act(reseller, "apply", change)
-    real_submit = sending.listing_submit
-    calls = []
+    real_submit = sending.listing_submit_many
 
-    def dies_on_the_second(**kwargs):
-        calls.append(kwargs["business"].remote_id)
-        if len(calls) == 2:
-            raise SystemExit("the worker is killed")
-        return real_submit(**kwargs)
+    def dies_after_the_writes(**kwargs):
+        real_submit(**kwargs)  # wave 2's versions and outbox rows are written, not committed
+        raise SystemExit("the worker is killed")
 
-    monkeypatch.setattr(sending, "listing_submit", dies_on_the_second)
+    monkeypatch.setattr(sending, "listing_submit_many", dies_after_the_writes)
     with pytest.raises(SystemExit):
         deliver(reseller)  # wave 1 is answered; the step starting wave 2 dies
     assert by_wave(change) == {1: order[:1], None: order[1:]}  # none of wave 2 was kept
     assert not ListingVersion.unscoped.filter(business__remote_id__in=order[1:]).exists()
-    monkeypatch.setattr(sending, "listing_submit", real_submit)
+    monkeypatch.setattr(sending, "listing_submit_many", real_submit)
     deliver(reseller, rounds=3)  # the sweep steps it again
     change.refresh_from_db()
     assert change.state == BulkChange.State.DONE
@@ -444,3 +441,33 @@ def test_a_dry_run_with_nothing_to_change_cannot_be_sent(brand, api_member):
     answer = client.post(api("api_bulk_change_apply", reseller, again.pk))
     assert answer.status_code == 409
     assert json.dumps(answer.json()).count("nothing to send") == 1
+
+
+def test_a_wave_is_queued_in_statements_that_do_not_grow_with_it():
+    """A wave of hundreds becomes listing versions, outbox rows and audit events in a fixed
+    number of statements, not a dozen per location (sending 10,000 would wait on them)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tests.factories import ResellerFactory
+
+    def statements(size: int) -> int:
+        reseller = ResellerFactory()
+        places = [BusinessFactory(reseller=reseller, remote_id=5000 + i, name=f"Place {i}",
+                                  tree_path=f"/{5000 + i}/") for i in range(size)]
+        with tenant_scope(reseller):
+            change = bulk_change_create(
+                tenant=reseller, actor=None, waves=[size], dry_run=True,
+                businesses={"numbers": [place.remote_id for place in places]},
+                set={"businessInfo": {"mainBusinessDescription": "Open every day."}})
+            with CaptureQueriesContext(connection) as captured:
+                sending.bulk_change_apply(tenant=reseller, actor=None, change=change)
+        assert BulkChangeItem.unscoped.filter(change=change, state=Item.QUEUED).count() == size
+        assert OutboxEntry.unscoped.filter(reseller=reseller).count() == size
+        return len(captured.captured_queries)
+
+    few, many = statements(5), statements(60)
+    # The items' states go back in batches of the database's parameter limit (SQLite's is
+    # low): a statement more, not sixty.
+    assert few <= many <= few + 2, (few, many)
+    assert few < 40
