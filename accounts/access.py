@@ -49,6 +49,12 @@ POLICY: dict[str, Rule] = {
     "tenant_home": Rule(VIEWER, MANAGER, SUBTREE),
     "business_list": Rule(VIEWER, MANAGER, SUBTREE),
     "business_export": Rule(VIEWER, MANAGER, SUBTREE),
+    # Listings out and in as files: viewers export and read previews; managers import.
+    "listing_export": Rule(VIEWER, MANAGER, SUBTREE),
+    "listing_import_list": Rule(VIEWER, MANAGER, SUBTREE),
+    "listing_import_columns": Rule(MANAGER, MANAGER, SUBTREE),
+    "listing_import_detail": Rule(VIEWER, MANAGER, SUBTREE),
+    "listing_import_apply": Rule(VIEWER, MANAGER, SUBTREE),
     "business_tree": Rule(VIEWER, MANAGER, SUBTREE),
     "business_detail": Rule(VIEWER, MANAGER, SUBTREE),
     "business_reviews_summary": Rule(VIEWER, MANAGER, SUBTREE),
@@ -73,6 +79,13 @@ POLICY: dict[str, Rule] = {
     "settings_connection": Rule(OWNER, OWNER, ACCOUNT),
     "settings_test_connection": Rule(OWNER, OWNER, ACCOUNT),
     "settings_audit": Rule(OWNER, OWNER, ACCOUNT),
+    # The agency's brand is the whole account's look: an owner without a limit sets it.
+    "settings_brand": Rule(OWNER, OWNER, ACCOUNT),
+    "settings_brand_logo": Rule(OWNER, OWNER, ACCOUNT),
+    "settings_brand_logo_remove": Rule(OWNER, OWNER, ACCOUNT),
+    # Every member's pages show it, a client's limited login included.
+    "brand_logo": Rule(VIEWER, MANAGER, SUBTREE),
+    "brand_stylesheet": Rule(VIEWER, MANAGER, SUBTREE),
     "custom_field_list": Rule(VIEWER, MANAGER, ACCOUNT),
     "ai_search": Rule(VIEWER, MANAGER, ACCOUNT),
     "subscription_list": Rule(VIEWER, MANAGER, ACCOUNT),
@@ -84,6 +97,31 @@ POLICY: dict[str, Rule] = {
     "survey_responses": Rule(VIEWER, MANAGER, ACCOUNT),
     "survey_response_detail": Rule(VIEWER, MANAGER, ACCOUNT),
     "survey_unfollow_confirm": Rule(MANAGER, MANAGER, ACCOUNT),
+    # The trends of what the member sees: a limited member's are their subtree's.
+    "account_trends": Rule(VIEWER, MANAGER, SUBTREE),
+    "business_trends": Rule(VIEWER, MANAGER, SUBTREE),
+    # A member's own notifications (a limited member's, of their subtree) and channels.
+    "notification_list": Rule(VIEWER, VIEWER, PERSONAL),
+    "notification_open": Rule(VIEWER, VIEWER, PERSONAL),
+    "notification_preferences": Rule(VIEWER, VIEWER, PERSONAL),
+    # The account's alert rules: managers read them, owners without a limit set them.
+    "alert_rules": Rule(MANAGER, OWNER, ACCOUNT),
+    # The late sites of what the member sees; the directories' delays are the whole account's
+    # (learned from all its sites): every unlimited member reads them, an owner changes them.
+    "late_sites": Rule(VIEWER, MANAGER, SUBTREE),
+    "settings_directory_delays": Rule(VIEWER, OWNER, ACCOUNT),
+    "bulk_change_list": Rule(VIEWER, MANAGER, SUBTREE),
+    # Making a bulk change is its only use: a viewer has nothing to do there.
+    "bulk_change_new": Rule(MANAGER, MANAGER, SUBTREE),
+    "bulk_change_detail": Rule(VIEWER, MANAGER, SUBTREE),
+    "bulk_change_progress": Rule(VIEWER, MANAGER, SUBTREE),
+    "bulk_change_apply": Rule(VIEWER, MANAGER, SUBTREE),
+    "bulk_change_pause": Rule(VIEWER, MANAGER, SUBTREE),
+    "bulk_change_resume": Rule(VIEWER, MANAGER, SUBTREE),
+    "bulk_change_cancel": Rule(VIEWER, MANAGER, SUBTREE),
+    "bulk_change_rollback": Rule(VIEWER, MANAGER, SUBTREE),
+    "bulk_change_cancel_confirm": Rule(MANAGER, MANAGER, SUBTREE),
+    "bulk_change_rollback_confirm": Rule(MANAGER, MANAGER, SUBTREE),
     # -- API operations -----------------------------------------------------------------------
     "api_business_list": Rule(VIEWER, MANAGER, SUBTREE),
     "api_business_detail": Rule(VIEWER, MANAGER, SUBTREE),
@@ -115,8 +153,14 @@ POLICY: dict[str, Rule] = {
     "api_bulk_change_resume": Rule(VIEWER, MANAGER, SUBTREE),
     "api_bulk_change_cancel": Rule(VIEWER, MANAGER, SUBTREE),
     "api_bulk_change_rollback": Rule(VIEWER, MANAGER, SUBTREE),
+    "api_listing_export": Rule(VIEWER, MANAGER, SUBTREE),
+    "api_listing_import_list": Rule(VIEWER, MANAGER, SUBTREE),
+    "api_listing_import_detail": Rule(VIEWER, MANAGER, SUBTREE),
+    "api_listing_import_apply": Rule(VIEWER, MANAGER, SUBTREE),
     "api_audit_event_list": Rule(OWNER, OWNER, ACCOUNT),
     "api_connection": Rule(OWNER, OWNER, ACCOUNT),
+    "api_brand": Rule(OWNER, OWNER, ACCOUNT),
+    "api_brand_logo": Rule(OWNER, OWNER, ACCOUNT),
     "api_custom_field_list": Rule(VIEWER, MANAGER, ACCOUNT),
     "api_ai_search": Rule(VIEWER, MANAGER, ACCOUNT),
     "api_ai_search_refresh": Rule(VIEWER, MANAGER, ACCOUNT),
@@ -129,6 +173,15 @@ POLICY: dict[str, Rule] = {
     "api_survey_detail": Rule(VIEWER, MANAGER, ACCOUNT),
     "api_survey_responses": Rule(VIEWER, MANAGER, ACCOUNT),
     "api_survey_response_detail": Rule(VIEWER, MANAGER, ACCOUNT),
+    "api_history": Rule(VIEWER, MANAGER, SUBTREE),
+    "api_business_history": Rule(VIEWER, MANAGER, SUBTREE),
+    "api_notification_list": Rule(VIEWER, VIEWER, PERSONAL),
+    "api_notification_read": Rule(VIEWER, VIEWER, PERSONAL),
+    "api_notification_read_all": Rule(VIEWER, VIEWER, PERSONAL),
+    "api_notification_preferences": Rule(VIEWER, VIEWER, PERSONAL),
+    "api_alert_rules": Rule(MANAGER, OWNER, ACCOUNT),
+    "api_late_sites": Rule(VIEWER, MANAGER, SUBTREE),
+    "api_directory_delays": Rule(VIEWER, OWNER, ACCOUNT),
 }
 
 # What a sync may fetch for a member: the tree walk, the locations' own data and the review

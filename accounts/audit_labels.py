@@ -21,6 +21,14 @@ ACTION_LABELS: dict[str, str] = {
     "reseller.connection_tested": "Provider connection tested",
     "reseller.api_key_rejected": "The provider refused the API key",
     "reseller.api_key_reencrypted": "Stored API key encrypted again with the current secret",
+    "brand.updated": "Brand changed (name, colours, emails or own address)",
+    "brand.logo_set": "Brand logo uploaded",
+    "brand.logo_removed": "Brand logo removed",
+    "alert_rules.updated": "Alert rules changed",
+    "notification_preferences.updated": "Notification choices changed",
+    "notification.read": "Notification read",
+    "notification.read_all": "All notifications marked read",
+    "directory_delay.set": "Directory delay changed (days a site usually takes to publish)",
     "membership.created": "Member added",
     "membership.updated": "Member's role or limit changed",
     "membership.invited": "Member invited by email",
@@ -46,6 +54,9 @@ ACTION_LABELS: dict[str, str] = {
     "bulk_change.cancelled": "Bulk change of listings cancelled",
     "bulk_change.rolled_back": "Bulk change of listings rolled back",
     "bulk_change.finished": "Bulk change of listings finished",
+    "listings.exported": "Listings exported as a file (CSV or Excel)",
+    "listing_import.created": "Listings file imported: preview made, nothing sent",
+    "listing_import.applied": "Imported listings file made into a bulk change",
 }
 
 # Changes sent to the provider through the outbox record "outbox.<kind>.<what happened>".

@@ -113,6 +113,21 @@ class Reseller(models.Model):
     wire_dialect = models.CharField(
         max_length=10, choices=WireDialect.choices, default=WireDialect.NEUTRAL,
         help_text="The names the provider's address speaks on the wire.")
+    # The agency's own look in front of its clients (accounts.brand; blank: the portal's own).
+    # On this row, which every page of the reseller reads already, so showing it costs nothing;
+    # the logo's bytes are apart (BrandLogo).
+    brand_product_name = models.CharField(max_length=40, blank=True)
+    brand_primary_colour = models.CharField(max_length=7, blank=True, help_text="#rrggbb")
+    brand_accent_colour = models.CharField(max_length=7, blank=True, help_text="#rrggbb")
+    brand_support_email = models.EmailField(blank=True)
+    brand_sender_name = models.CharField(max_length=100, blank=True)
+    brand_sender_email = models.EmailField(blank=True)
+    # Lower-case, without a port; None rather than "" when unset, so that it stays unique.
+    brand_host = models.CharField(max_length=253, null=True, blank=True, unique=True)
+    brand_logo_hash = models.CharField(max_length=64, blank=True, editable=False)
+    brand_logo_content_type = models.CharField(max_length=32, blank=True, editable=False)
+    brand_logo_width = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    brand_logo_height = models.PositiveIntegerField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -473,3 +488,21 @@ class IdempotencyRecord(TenantOwned):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["reseller", "user", "key"],
                                                name="idempotency_unique_key")]
+
+
+class BrandLogo(TenantOwned):
+    """A reseller's logo file (`Reseller.brand_logo_*` describe it), kept out of the reseller's
+    row, which every page reads. The bytes are those `accounts.brand_logo` drew again from the
+    upload, never the upload itself."""
+
+    data = models.BinaryField()
+    content_type = models.CharField(max_length=32)
+    hash = models.CharField(max_length=64)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["reseller"],
+                                               name="brand_logo_one_per_reseller")]
+
+    def __str__(self) -> str:
+        return f"Logo of reseller {self.reseller_id} ({self.content_type})"

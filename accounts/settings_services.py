@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.contrib.auth.forms import PasswordResetForm
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.http.request import split_domain_port, validate_host
 from django.views.decorators.debug import sensitive_variables
 
 from accounts import credentials
+from accounts.brand import brand_get
+from accounts.brand_emails import BrandPasswordResetForm
 from accounts.models import ApiToken, Business, Membership, Reseller, Role, User, WireDialect
 from accounts.provider_access import KeyBoundElsewhere, provider_client, provider_key_rejected
 from accounts.services import audit_record, membership_set, user_create_or_update
@@ -265,9 +268,10 @@ def _check_within_actor_limit(*, actor_membership: Membership | None,
         raise ValidationError({"limited_to": message}, code="outside_limit")
 
 
-class _InvitationForm(PasswordResetForm):
+class _InvitationForm(BrandPasswordResetForm):
     """Django's password-reset mail, sent to one chosen user even when they have no usable
-    password yet (the stock form skips those users, which is exactly who we invite)."""
+    password yet (the stock form skips those users, which is exactly who we invite), in the
+    reseller's brand."""
 
     def __init__(self, user: User) -> None:
         super().__init__(data={"email": user.email})
@@ -279,7 +283,12 @@ class _InvitationForm(PasswordResetForm):
 
 def member_send_invitation(*, tenant: Reseller, actor: User | None, user: User, domain: str,
                            use_https: bool) -> None:
-    """Mail the user a link to choose a password (or, when they have one, to the reseller)."""
+    """Mail the user a link to choose a password (or, when they have one, to the reseller),
+    in the reseller's brand; to its own address when the portal serves it."""
+    brand = brand_get(tenant=tenant)
+    if brand.host and validate_host(brand.host, settings.ALLOWED_HOSTS):
+        port = split_domain_port(domain)[1]
+        domain = f"{brand.host}:{port}" if port else brand.host
     form = _InvitationForm(user)
     form.is_valid()
     form.save(
@@ -287,7 +296,8 @@ def member_send_invitation(*, tenant: Reseller, actor: User | None, user: User, 
         use_https=use_https,
         subject_template_name="accounts/settings_invite_subject.txt",
         email_template_name="accounts/settings_invite_email.txt",
-        extra_email_context={"tenant": tenant, "inviter": actor,
+        html_email_template_name="emails/invitation.html",
+        extra_email_context={"tenant": tenant, "inviter": actor, "brand": brand,
                              "has_password": user.has_usable_password()},
     )
 

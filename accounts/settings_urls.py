@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 
 from accounts import settings_views
 
@@ -12,4 +12,5 @@ urlpatterns = [
     path("settings/members/<int:pk>/remove/", settings_views.MemberRemoveView.as_view(),
          name="settings_member_remove"),
     path("settings/audit/", settings_views.AuditLogView.as_view(), name="settings_audit"),
+    path("", include("accounts.brand_urls")),
 ]

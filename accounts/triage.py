@@ -80,10 +80,12 @@ def triage_q(tier: Triage, prefix: str = "") -> Q:
 
 def triage_score(prefix: str = "") -> Case:
     """What the list sorts on, most work first when descending: the tier, then within it the
-    number of sites needing action."""
+    number of sites late against their directory's usual delay (counted by the history on the
+    report), then the number of sites needing action (a location has fewer than 1,000)."""
     return Case(
         *(When(triage_q(tier, prefix),
                then=Value(int(tier) * 1_000_000)
+               + Coalesce(F(prefix + "late_sites_count"), Value(0)) * Value(1_000)
                + Coalesce(F(prefix + "need_updates_count"), Value(0)))
           for tier in (Triage.NOT_PUBLISHED, Triage.INACTIVE, Triage.MANY_SITES,
                        Triage.FEW_SITES)),
@@ -111,6 +113,7 @@ class Work:
     tier: Triage
     need_updates: int
     total_sites: int
+    late_sites: int = 0
 
     @property
     def label(self) -> str:
@@ -133,6 +136,13 @@ class Work:
         noun = "site" if self.total_sites == 1 else "sites"
         return f"{self.need_updates} of {self.total_sites} {noun} {verb} action"
 
+    @property
+    def late(self) -> str:
+        """"2 sites late" against their directory's usual delay; "" when none is."""
+        if not self.late_sites:
+            return ""
+        return f"{self.late_sites} site{'s' if self.late_sites != 1 else ''} late"
+
 
 def listing_work(report) -> Work | None:
     """The work of one location's status report, or None without a report (a template
@@ -140,4 +150,5 @@ def listing_work(report) -> Work | None:
     if not report:
         return None
     return Work(tier=triage_of(report), need_updates=report.need_updates_count or 0,
-                total_sites=report.total_sites or 0)
+                total_sites=report.total_sites or 0,
+                late_sites=getattr(report, "late_sites_count", 0) or 0)

@@ -9,7 +9,7 @@ from django.shortcuts import redirect
 from django.utils import timezone
 from django.views.generic import TemplateView, View
 
-from accounts import selectors, services
+from accounts import access, selectors, services
 from accounts.links import business_detail_prefix
 from accounts.models import Business
 from accounts.selectors import membership_list_for_user
@@ -111,6 +111,11 @@ class BusinessListView(TenantViewMixin, TemplateView):
             filterset=filterset, form=filterset.form, page_obj=page, businesses=businesses,
             headers=sort_headers(current_sort or "name"), within_name=within_name,
         )
+        # "Change all N matching locations": a bulk change takes locations, never removed ones.
+        if access.allows(self.membership, "bulk_change_new", write=True) \
+                and not cleaned.get("removed"):
+            context["bulk_location_count"] = queryset.filter(type=Business.Type.BUSINESS,
+                                                             removed_at__isnull=True).count()
         return context
 
 

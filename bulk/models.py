@@ -148,3 +148,78 @@ class BulkChangeItem(TenantOwned):
 
     def __str__(self) -> str:
         return f"{self.business_number}: {self.state}"
+
+
+class ListingImport(TenantOwned):
+    """A file of listings (CSV or Excel) read row by row: its preview says what each row would
+    change, or what is wrong with it; applied, it becomes a bulk change of source "file"."""
+
+    class Format(models.TextChoices):
+        CSV = "csv", "CSV"
+        XLSX = "xlsx", "Excel (XLSX)"
+
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    # The member's limit when the file was imported: a member limited to part of the tree sees
+    # only the imports made within it (as BulkChange.scope).
+    scope = models.ForeignKey("accounts.Business", null=True, blank=True,
+                              on_delete=models.SET_NULL, related_name="+")
+    file_name = models.CharField(max_length=255)
+    format = models.CharField(max_length=4, choices=Format.choices)
+    size = models.PositiveIntegerField(default=0, help_text="Bytes.")
+    columns = models.JSONField(default=list, blank=True,
+                               help_text="The file's header, in its order.")
+    mapping = models.JSONField(
+        default=dict, blank=True,
+        help_text="Each column of the file -> what it fills: business_number, business_name, "
+                  "a listing field's dotted path, or \"\" when it is ignored.")
+    counts = models.JSONField(default=dict, blank=True)
+    bulk_change = models.OneToOneField(BulkChange, null=True, blank=True,
+                                       on_delete=models.SET_NULL, related_name="listing_import")
+    # Kept even if the bulk change is deleted: a file is applied once.
+    applied_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["reseller", "-created_at"])]
+        verbose_name = "listings file import"
+
+    def __str__(self) -> str:
+        return f"Import {self.pk} of {self.file_name}"
+
+
+class ListingImportRow(TenantOwned):
+    """One row of an imported file and what it would do to its location's listing."""
+
+    class State(models.TextChoices):
+        WILL_CHANGE = "will_change", "Will change"
+        UNCHANGED = "unchanged", "Unchanged"
+        INVALID = "invalid", "Has errors"
+        UNKNOWN_BUSINESS = "unknown_business", "Unknown business"
+
+    listing_import = models.ForeignKey(ListingImport, on_delete=models.CASCADE,
+                                       related_name="rows")
+    line = models.PositiveIntegerField(help_text="Its row in the file; the header is row 1.")
+    business = models.ForeignKey("accounts.Business", null=True, blank=True,
+                                 on_delete=models.SET_NULL, related_name="+")
+    business_number = models.BigIntegerField(null=True, blank=True)
+    business_name = models.CharField(max_length=1000, blank=True)
+    state = models.CharField(max_length=16, choices=State.choices)
+    cells = models.JSONField(
+        default=dict, blank=True,
+        help_text="The cells that change the listing, by field: {dotted path: text}.")
+    diff = models.JSONField(default=list, blank=True,
+                            help_text="[{path, label, old, new}], as the listing review shows.")
+    errors = models.JSONField(default=list, blank=True,
+                              help_text="[{column, field, message}]: the file's column, the "
+                                        "listing's field.")
+
+    class Meta:
+        ordering = ["line"]
+        constraints = [models.UniqueConstraint(fields=["listing_import", "line"],
+                                               name="bulk_import_row_unique_line")]
+        indexes = [models.Index(fields=["listing_import", "state"])]
+
+    def __str__(self) -> str:
+        return f"Row {self.line}: {self.state}"

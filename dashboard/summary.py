@@ -166,7 +166,8 @@ def _work(*, tenant: Reseller, visible: QuerySet[Business], limited: bool) -> di
 def _needs_action_first(*, tenant: Reseller, visible: QuerySet[Business],
                         work: dict[str, int]) -> list[Business]:
     """The locations asking the most work: a location never published before one with 1 of 22
-    sites to update, and within a tier the most sites to update first.
+    sites to update, and within a tier the most sites late against their directory's usual
+    delay (history.ageing counts them on the report), then the most sites to update first.
 
     A query per tier, most urgent first, and only while rows are missing (usually the first
     tier fills the list): each walks the needs-action index by sites to update and stops at
@@ -178,7 +179,8 @@ def _needs_action_first(*, tenant: Reseller, visible: QuerySet[Business],
         visible.filter(type=Business.Type.BUSINESS, status_report__needs_action=True,
                        status_report__reseller=tenant)
         .select_related("status_report").defer("raw", "status_report__raw")
-        .order_by("-status_report__need_updates_count", "name", "pk"))
+        .order_by("-status_report__late_sites_count", "-status_report__need_updates_count",
+                  "name", "pk"))
     rows: list[Business] = []
     for param, tier in TRIAGE_PARAMS.items():  # most urgent first
         wanted = NEEDS_ACTION_SHOWN - len(rows)

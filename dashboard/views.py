@@ -4,10 +4,12 @@ from django.views.generic import TemplateView
 
 from accounts.tenant_views import TenantViewMixin
 from dashboard.summary import dashboard_summary
+from history.trends import trends_build
 
 
 class TenantHomeView(TenantViewMixin, TemplateView):
-    """The dashboard: totals, listing health, reviews, recent syncs, locations needing action."""
+    """The dashboard: totals, listing health, reviews, trends, recent syncs, locations needing
+    action."""
 
     template_name = "accounts/tenant_home.html"
 
@@ -17,4 +19,5 @@ class TenantHomeView(TenantViewMixin, TemplateView):
         context["dashboard"] = dashboard
         context["business_count"] = dashboard.business_count
         context["location_count"] = dashboard.location_count
+        context["trends"] = trends_build(tenant=self.tenant, membership=self.membership)
         return context

@@ -33,6 +33,7 @@ from accounts.provider_access import (
     provider_key_rejected,
 )
 from accounts.services import audit_record
+from alerts.sources import alert_provider_event_failed
 from events import tasks
 from events.models import EventReceiver, ProviderEvent
 from events.selectors import PROCESSING_STALE_SECONDS, password_hash
@@ -317,6 +318,7 @@ def provider_event_process(*, tenant: Reseller, event_id: int) -> ProviderEvent 
     else:
         _finish(event, state, result)
     event.refresh_from_db()
+    alert_provider_event_failed(tenant=tenant, event=event)
     return event
 
 
@@ -337,7 +339,7 @@ def _listing_updated(*, tenant: Reseller, event: ProviderEvent) -> tuple[str, st
                                f"next sync brings it.")
     try:
         report = listing_status_refresh(tenant=tenant, actor=None, business=business,
-                                        retry_later=True)
+                                        retry_later=True, source="event")
     except RETRYABLE as exc:
         raise _TryLater(str(exc)) from exc
     except RefreshFailed as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from django.db import connection
 from django.db.models import BooleanField, F, FloatField, OuterRef, Subquery, Value
 from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
@@ -16,8 +17,9 @@ from listings.models import (
     ListingSite,
     ListingStatusReport,
     Question,
+    SiteStatusChange,
 )
-from portal.mirror import mark_removed, upsert
+from portal.mirror import BATCH_SIZE, mark_removed, upsert
 from provider import types as provider_types
 
 REPORT_FIELDS = ["business", "business_name", "activation_status", "location_status",
@@ -34,7 +36,8 @@ SiteReport = tuple[Business, provider_types.LocationStatusReport]
 
 
 def status_reports_mirror(*, tenant: Reseller, reports: Sequence[SiteReport],
-                          seen_at: datetime) -> None:
+                          seen_at: datetime,
+                          source: str = SiteStatusChange.Source.SYNC) -> None:
     report_rows, site_rows = [], []
     for business, report in reports:
         need_updates = report.need_updates_count or 0
@@ -61,15 +64,79 @@ def status_reports_mirror(*, tenant: Reseller, reports: Sequence[SiteReport],
                 reseller=tenant, business=business, site_id=site.site_id,
                 site_name=site.site_name or "", status=site.status or "",
                 errors=list(site.errors), url=site.url or "", raw=dict(site.raw),
-                last_seen_at=seen_at, removed_at=None,
+                last_seen_at=seen_at, removed_at=None, status_since=seen_at,
             ))
     upsert(ListingStatusReport, report_rows, unique_fields=["reseller", "remote_id"],
            update_fields=REPORT_FIELDS)
-    upsert(ListingSite, site_rows, unique_fields=["reseller", "business", "site_id"],
-           update_fields=SITE_FIELDS)
+    changes = sites_upsert(site_rows, seen_at=seen_at)
+    if changes:
+        SiteStatusChange.objects.bulk_create(
+            [SiteStatusChange(reseller=tenant, business_id=business_id, site_id=site_id,
+                              site_name=site_name, from_status=before, to_status=after,
+                              at=seen_at, source=source)
+             for business_id, site_id, site_name, before, after in changes],
+            batch_size=BATCH_SIZE)
     businesses = [business.pk for business, _ in reports]
     mark_removed(ListingSite.objects.filter(business_id__in=businesses), seen_at=seen_at)
     report_summary_refresh(business_ids=businesses)
+
+
+_SITE_COLUMNS = ["reseller", "business", "site_id", *SITE_FIELDS, "raw", "last_seen_at",
+                 "removed_at", "status_since"]
+
+
+def sites_upsert(rows: Sequence[ListingSite], *,
+                 seen_at: datetime) -> list[tuple[int, int, str, str, str]]:
+    """Upsert the sites and return (business id, site id, site name, from, to) of each whose
+    status changed: the stored status is compared in the upsert itself (no read before it).
+
+    A changed status moves the old one to `previous_status` and stamps `status_since`; an
+    unchanged one keeps both; a new site keeps its first sighting and no previous status.
+    Raw SQL, the same on PostgreSQL and SQLite: the ORM's upsert cannot keep a column on a
+    condition nor return the one it replaced.
+    """
+    if not rows:
+        return []
+    fields = [ListingSite._meta.get_field(name) for name in _SITE_COLUMNS]
+    quote = connection.ops.quote_name
+    table = quote(ListingSite._meta.db_table)
+    status = quote("status")
+    assignments = []
+    for field in fields[3:]:
+        column = quote(field.column)
+        if field.name == "status_since":
+            assignments.append(f"{column} = CASE WHEN {table}.{status} = excluded.{status} "
+                               f"THEN {table}.{column} ELSE excluded.{column} END")
+        else:
+            assignments.append(f"{column} = excluded.{column}")
+    previous = quote("previous_status")
+    assignments.append(f"{previous} = CASE WHEN {table}.{status} = excluded.{status} "
+                       f"THEN {table}.{previous} ELSE {table}.{status} END")
+    since = quote("status_since")
+    row_sql = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    since_param = fields[-1].get_db_prep_save(seen_at, connection)
+    # One field more than the rows bind: the RETURNING clause's parameter.
+    batch = min(BATCH_SIZE,
+                connection.ops.bulk_batch_size([*fields, fields[-1]], rows) or BATCH_SIZE)
+    changed = []
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), batch):
+            part = rows[start:start + batch]
+            params = [field.get_db_prep_save(getattr(row, field.attname), connection)
+                      for row in part for field in fields]
+            # Columns and expressions come from the model; the values are all parameters.
+            cursor.execute(
+                f"INSERT INTO {table} ({', '.join(quote(f.column) for f in fields)}) "  # noqa: S608
+                f"VALUES {', '.join([row_sql] * len(part))} "
+                f"ON CONFLICT ({', '.join(quote(f.column) for f in fields[:3])}) "
+                f"DO UPDATE SET {', '.join(assignments)} "
+                f"RETURNING {quote('business_id')}, {quote('site_id')}, {quote('site_name')}, "
+                f"{previous}, {status}, CASE WHEN {since} = %s THEN 1 ELSE 0 END",
+                [*params, since_param])
+            changed += [(business_id, site_id, name, before, after)
+                        for business_id, site_id, name, before, after, now in cursor.fetchall()
+                        if now and before is not None]
+    return changed
 
 
 def status_reports_of_removed_businesses_mark_removed(*, tenant: Reseller,

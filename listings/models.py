@@ -33,6 +33,9 @@ class ListingStatusReport(Mirrored):
     opted_out_count = models.PositiveIntegerField(default=0)
     not_connected_count = models.PositiveIntegerField(default=0)
     needs_action = models.BooleanField(default=False)
+    # Its sites late against their directory's usual delay, counted by the history
+    # (history.ageing) each time it records, so that the needs-action ranking reads a column.
+    late_sites_count = models.PositiveIntegerField(default=0)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["reseller", "remote_id"],
@@ -48,8 +51,9 @@ class ListingStatusReport(Mirrored):
                                          "need_updates_count", "opted_out_count",
                                          "not_connected_count", "needs_action",
                                          "location_status"]),
-                   # The dashboard's locations needing action, most sites to update first.
-                   models.Index(fields=["reseller", "-need_updates_count"],
+                   # The dashboard's locations needing action: most sites late, then most
+                   # sites to update first.
+                   models.Index(fields=["reseller", "-late_sites_count", "-need_updates_count"],
                                 name="status_report_needs_action_idx",
                                 condition=models.Q(needs_action=True))]
 
@@ -67,6 +71,12 @@ class ListingSite(Mirrored):
     status = models.CharField(max_length=32, db_index=True)
     errors = models.JSONField(default=list, blank=True)
     url = models.URLField(max_length=1000, blank=True)
+    # Since when the site has held its status: the moment the portal saw it change, or, while
+    # it has never been seen to change (previous_status is null), its first sighting, so that
+    # the status is at least that old. The mirror keeps both in the upsert that writes the
+    # status (listings.mirroring), and records each change as a SiteStatusChange.
+    status_since = models.DateTimeField(null=True, blank=True)
+    previous_status = models.CharField(max_length=32, null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["reseller", "business", "site_id"],
@@ -75,6 +85,39 @@ class ListingSite(Mirrored):
 
     def __str__(self) -> str:
         return f"{self.site_name}: {self.status}"
+
+
+class SiteStatusChange(TenantOwned):
+    """A directory site of a location moving from one status to another, as the portal saw it
+    (a sync, a provider event or a refresh asked for). Written by the mirror only when the
+    status differs from the stored one; a site's first sighting is no change."""
+
+    class Source(models.TextChoices):
+        SYNC = "sync", "Sync"
+        EVENT = "event", "Provider event"
+        REFRESH = "refresh", "Refresh asked for"
+
+    business = models.ForeignKey("accounts.Business", on_delete=models.CASCADE, related_name="+")
+    site_id = models.IntegerField()
+    site_name = models.CharField(max_length=255)
+    from_status = models.CharField(max_length=32, blank=True)
+    to_status = models.CharField(max_length=32, blank=True)
+    at = models.DateTimeField()
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.SYNC)
+
+    class Meta:
+        indexes = [
+            # One site's changes in order (how long it held each status).
+            models.Index(fields=["reseller", "business", "site_id", "at"],
+                         name="site_change_site_idx"),
+            # A directory's changes across the account (its usual delay), and the prune.
+            models.Index(fields=["reseller", "site_id", "at"], name="site_change_directory_idx"),
+            models.Index(fields=["reseller", "at"], name="site_change_at_idx"),
+        ]
+        ordering = ["-at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.site_name}: {self.from_status} → {self.to_status}"
 
 
 class Category(Mirrored):

@@ -385,7 +385,8 @@ def _queue_refresh(tenant: Reseller, actor: User | None, business: Business,
 
 
 def listing_status_refresh(*, tenant: Reseller, actor: User | None, business: Business,
-                           retry_later: bool = False) -> ListingStatusReport:
+                           retry_later: bool = False,
+                           source: str = "refresh") -> ListingStatusReport:
     """Fetch one location's status report from the provider and mirror it with its sites.
 
     Returns the mirrored report. Failures are recorded in the audit log (the page shows the
@@ -405,7 +406,7 @@ def listing_status_refresh(*, tenant: Reseller, actor: User | None, business: Bu
         raise RefreshFailed(provider_error_message(exc)) from exc
     with transaction.atomic():
         status_reports_mirror(tenant=tenant, reports=[(business, report)],
-                              seen_at=timezone.now())
+                              seen_at=timezone.now(), source=source)
         audit_record(tenant=tenant, actor=actor, action="listing_status.refreshed", obj=business,
                      summary={"business": business.remote_id,
                               "location_status": report.location_status or ""})

@@ -7,7 +7,7 @@ client never has to parse an HTML page.
 
 from __future__ import annotations
 
-from django.http import HttpResponseForbidden, JsonResponse
+from django.http import HttpResponseForbidden, HttpResponseServerError, JsonResponse
 from django.template import loader
 from django.views import defaults
 from django.views.decorators.csrf import requires_csrf_token
@@ -60,5 +60,13 @@ def server_error(request, template_name="500.html"):
     if _is_api(request):
         return _api_error(500, "server_error", "Something went wrong on our side.")
     # Django's handler renders without the request: nothing that may have failed (the
-    # database, a context processor) is needed to show the page.
-    return defaults.server_error(request, template_name)
+    # database, a context processor) is needed to show the page. The brand is the one value
+    # read before the failure (`request.brand`, a plain value the accounts middleware leaves
+    # on every request), so the page keeps the reseller's look without asking for anything.
+    brand = getattr(request, "brand", None)
+    if brand is None:
+        return defaults.server_error(request, template_name)
+    try:
+        return HttpResponseServerError(loader.get_template(template_name).render({"brand": brand}))
+    except Exception:
+        return defaults.server_error(request, template_name)

@@ -75,6 +75,8 @@ INSTALLED_APPS = [
     "sync",
     "dashboard",
     "events",
+    "history",
+    "alerts",
     "bulk",
     "sandbox",
     "demo",
@@ -92,6 +94,9 @@ MIDDLEWARE = [
     "portal.middleware.MemberTimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A reseller's own address (`portal.agency.example`) shows its brand and leads only into
+    # its portal; every page knows the brand its error page shows (docs/branding.md).
+    "accounts.brand_middleware.BrandHostMiddleware",
     # Last, as django-axes asks: it turns a locked-out sign-in into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -110,6 +115,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "accounts.context_processors.tenancy",
+                "alerts.context_processors.notifications",
             ],
         },
     },
@@ -265,6 +271,8 @@ OUTBOX_SWEEP_SECONDS = env.int("OUTBOX_SWEEP_SECONDS", default=60)
 # were all skipped one step may go through.
 BULK_STATUS_WAIT_SECONDS = env.int("BULK_STATUS_WAIT_SECONDS", default=900)
 BULK_MAX_WAVES_PER_STEP = 100
+# The largest listings file an import reads (docs/listing-files.md).
+LISTING_IMPORT_MAX_BYTES = env.int("LISTING_IMPORT_MAX_BYTES", default=5 * 1024 * 1024)
 
 # Celery. Without a broker URL, kombu's filesystem transport under data/ needs no server.
 # The filesystem transport ignores the host, but kombu warns "No hostname was supplied" in
@@ -333,6 +341,18 @@ CELERY_BEAT_SCHEDULE = {
     "provider-events-sweep": {
         "task": "events.tasks.provider_event_sweep_task",
         "schedule": float(OUTBOX_SWEEP_SECONDS),
+    },
+    # Late in the day: each reseller's day gets its history row (a day without a sync too),
+    # and days older than the retention go.
+    "history-daily": {
+        "task": "history.tasks.history_daily_task",
+        "schedule": _crontab("50 23 * * *"),
+    },
+    # Every hour: the alert rules of each reseller (a day without a sync too), emails left
+    # unsent, and the daily digest of the members whose digest hour it is.
+    "alerts-hourly": {
+        "task": "alerts.tasks.alerts_hourly_task",
+        "schedule": _crontab("5 * * * *"),
     },
 }
 if SANDBOX_ENABLED:
@@ -410,6 +430,12 @@ SPECTACULAR_SETTINGS = {
         "ProviderEventStateEnum": "events.models.ProviderEvent.State",
         # A subscription's one event and a new one's several share the provider's event names.
         "EventNameEnum": "listings.forms.EVENT_NAMES",
+        "AlertKindEnum": "alerts.kinds.Kind",
+        # Every kind's preference takes one of the same channels.
+        "NotificationChannelEnum": "alerts.kinds.Channel",
+        "BulkChangeStateEnum": "bulk.models.BulkChange.State",
+        "BulkChangeItemStateEnum": "bulk.models.BulkChangeItem.State",
+        "ListingImportStateEnum": "bulk.api.file_serializers.IMPORT_STATES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -18,6 +18,10 @@ tenant_patterns = [
     path("", include("media_app.urls")),
     path("", include("reviews_app.urls")),
     path("", include("events.urls")),
+    path("", include("history.urls")),
+    path("", include("alerts.urls")),
+    path("", include("bulk.urls")),
+    path("", include("bulk.file_urls")),
 ]
 
 api_tenant_patterns = [
@@ -29,6 +33,8 @@ api_tenant_patterns = [
     path("", include("reviews_app.api.urls")),
     path("", include("events.api.urls")),
     path("", include("bulk.api.urls")),
+    path("", include("history.api.urls")),
+    path("", include("alerts.api.urls")),
 ]
 
 # Redoc injects the style of its components at run time and builds its search index in a

@@ -41,6 +41,8 @@ from accounts.provider_access import (
     provider_key_rejected,
 )
 from accounts.services import audit_record
+from alerts.sources import alerts_after_run
+from history.services import history_after_run
 from listings.mirroring import (
     ai_search_configuration_mirror,
     questions_mirror,
@@ -598,6 +600,8 @@ def _finish_if_complete(run_id: int, attempt: int) -> None:
         run.counts = mirror_counts(run.reseller, scope=run.scope)
         run.status = SyncRun.Status.PARTIAL if run.failed else SyncRun.Status.SUCCEEDED
         run.save(update_fields=["counts", "status", "updated_at"])
+        history_after_run(tenant=run.reseller)
+        alerts_after_run(tenant=run.reseller, run_id=run.pk)
 
 
 def _finish(run: SyncRun, *, status: str, error: str = "") -> None:
@@ -605,6 +609,7 @@ def _finish(run: SyncRun, *, status: str, error: str = "") -> None:
     if error:
         updates["errors"] = [*run.errors, error][: SyncRun.MAX_ERRORS_KEPT]
     SyncRun.objects.filter(pk=run.pk).exclude(status__in=SyncRun.FINISHED).update(**updates)
+    alerts_after_run(tenant=run.reseller, run_id=run.pk)
 
 
 def _abort_for_rejected_key(*, tenant: Reseller, run: SyncRun, error: AuthError) -> None:

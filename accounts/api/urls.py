@@ -1,6 +1,6 @@
 from django.urls import path
 
-from accounts.api import views
+from accounts.api import brand, views
 
 urlpatterns = [
     path("businesses/", views.BusinessList.as_view(), name="api_business_list"),
@@ -13,4 +13,9 @@ urlpatterns = [
 urlpatterns += [
     path("audit-events/", views.AuditEventList.as_view(), name="api_audit_event_list"),
     path("connection/", views.Connection.as_view(), name="api_connection"),
+]
+
+urlpatterns += [
+    path("brand/", brand.BrandDetail.as_view(), name="api_brand"),
+    path("brand/logo/", brand.BrandLogoDetail.as_view(), name="api_brand_logo"),
 ]

@@ -19,3 +19,16 @@ urlpatterns = [
     path("bulk-changes/<int:pk>/rollback/", views.BulkChangeRollback.as_view(),
          name="api_bulk_change_rollback"),
 ]
+
+# Listings out and in as files (bulk.api.file_views).
+from bulk.api import file_views  # noqa: E402
+
+urlpatterns += [
+    path("listings/export/", file_views.ListingExport.as_view(), name="api_listing_export"),
+    path("listing-imports/", file_views.ListingImportList.as_view(),
+         name="api_listing_import_list"),
+    path("listing-imports/<int:pk>/", file_views.ListingImportDetail.as_view(),
+         name="api_listing_import_detail"),
+    path("listing-imports/<int:pk>/apply/", file_views.ListingImportApply.as_view(),
+         name="api_listing_import_apply"),
+]

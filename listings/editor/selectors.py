@@ -14,6 +14,14 @@ def listing_version_list(*, tenant: Reseller, business: Business) -> QuerySet[Li
             .select_related("outbox_entry", "created_by").order_by("-number"))
 
 
+def listing_version_history(*, tenant: Reseller,
+                            business: Business) -> QuerySet[ListingVersion]:
+    """The versions as the editor's history lists them, each with the bulk changes it came
+    from (`bulk_items`) or took back (`bulk_rollback_items`), read in one query each."""
+    return listing_version_list(tenant=tenant, business=business).prefetch_related(
+        "bulk_items", "bulk_rollback_items")
+
+
 def listing_version_get(*, tenant: Reseller, business: Business, number: int) -> ListingVersion:
     """The version, or ListingVersion.DoesNotExist (the view turns it into a 404)."""
     return listing_version_list(tenant=tenant, business=business).get(number=number)

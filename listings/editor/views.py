@@ -57,7 +57,7 @@ class ListingEditView(BusinessMixin, TemplateView):
 
     def load(self) -> None:
         business = self.get_business()
-        self.versions = list(selectors.listing_version_list(
+        self.versions = list(selectors.listing_version_history(
             tenant=self.tenant, business=business)[:HISTORY_LENGTH])
         self.latest = self.versions[0] if self.versions else None
         self.accepted = selectors.listing_version_last_accepted(tenant=self.tenant,

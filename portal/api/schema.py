@@ -35,6 +35,11 @@ TAGS: dict[str, str] = {
     "Bulk changes": "One change of many locations' listings (hours, descriptions, categories, "
                     "any part of the listing), rehearsed first: the dry run shows per location "
                     "what would change, or the rule it would break. Nothing is sent yet.",
+    "History": "How the figures moved: one recorded day per business and per account, kept "
+               "two years, as series by day, week or month.",
+    "Alerts": "Your notifications of what went wrong or moved the wrong way (a rejected "
+              "listing change, a late directory, a falling rating, a failed sync...), how each "
+              "kind reaches you, and the account's alert rules.",
     "Sync": "Syncs of the account's data from the provider, and their progress.",
     "Changes": "Every write queued for the provider (listings, media, custom fields, "
                "hierarchy, Q&A deletions, webhooks), with its state; retry a failed one.",
@@ -42,6 +47,8 @@ TAGS: dict[str, str] = {
     "Audit log": "Who did what in the account (owners only).",
     "Connection": "The provider connection (owners only): its rate limit, learned or known, "
                   "and the names it speaks on the wire.",
+    "Brand": "The agency's own look (owners only): product name, logo, colours, the sender "
+             "of its emails, and its own address, where the sign-in page shows the brand.",
 }
 
 # The resource names of a URL after /api/v1/t/{slug}/ (or after businesses/{remote_id}/).
@@ -65,11 +72,19 @@ SEGMENT_TAGS: dict[str, str] = {
     "events": "Events",
     "live-updates": "Events",
     "bulk-changes": "Bulk changes",
+    "listing-imports": "Bulk changes",
+    "history": "History",
+    "notifications": "Alerts",
+    "notification-preferences": "Alerts",
+    "alert-rules": "Alerts",
+    "late-sites": "History",
+    "directory-delays": "History",
     "sync-runs": "Sync",
     "changes": "Changes",
     "tokens": "Tokens",
     "audit-events": "Audit log",
     "connection": "Connection",
+    "brand": "Brand",
 }
 
 

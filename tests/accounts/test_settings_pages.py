@@ -596,7 +596,7 @@ def test_the_audit_log_is_paginated(owner, reseller):
     assert "event-000" in second
 
 
-AUDIT_QUERIES = 7  # session, user, membership, action choices, count, page, switcher
+AUDIT_QUERIES = 8  # session, user, membership, action choices, count, page, switcher, bell
 
 
 def _count_queries(client, page_url, params=None):
@@ -618,7 +618,7 @@ def test_the_audit_log_query_count_is_pinned(owner, reseller):
     assert few == many == filtered == AUDIT_QUERIES
 
 
-MEMBER_QUERIES = 6  # session, user, membership, suggestions, members, switcher
+MEMBER_QUERIES = 7  # session, user, membership, suggestions, members, switcher, bell
 
 
 @pytest.mark.django_db

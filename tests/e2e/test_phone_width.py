@@ -27,6 +27,9 @@ from django.utils.http import urlsafe_base64_encode
 from accounts import access
 from accounts.models import Business, Role
 from accounts.tokens import api_token_create
+from bulk.imports import listing_import_create
+from bulk.sending import bulk_change_apply
+from bulk.services import bulk_change_create
 from listings.models import Subscription
 from portal.tenancy import tenant_scope
 from reviews_app.models import SurveyResponse
@@ -319,12 +322,46 @@ def world(live_server, settings, sandbox_reseller, eager_celery):
     # A manager inside the limited owner's subtree: both owners may edit and remove them.
     manager = MembershipFactory(reseller=reseller, role=Role.MANAGER, limited_to=location,
                                 user=UserFactory(email="manager@phone-width.example.com"))
+    with tenant_scope(reseller):
+        # A bulk change of the limited owner's enterprise, sent (eagerly) to the end: its page
+        # shows its progress and its locations' changes.
+        bulk_change = bulk_change_create(
+            tenant=reseller, actor=limited.user, membership=limited,
+            businesses={"node": location.parent.remote_id}, waves=[1],
+            set={"businessInfo": {"mainBusinessDescription": "Open late on Fridays, with a "
+                                                             "long description to wrap."}})
+        bulk_change = bulk_change_apply(tenant=reseller, actor=limited.user,
+                                        membership=limited, change=bulk_change)
+    with tenant_scope(reseller):
+        # A listings file the limited owner imported: its preview shows a change with long
+        # values, and a row in error.
+        listing_import = listing_import_create(
+            tenant=reseller, actor=limited.user, membership=limited,
+            file_name="listings-of-the-enterprise-edited-by-the-agency-in-a-spreadsheet.csv",
+            data=("business_number,businessInfo.websiteUrl,additionalInfo.hoursOfOperations\n"
+                  f"{location.remote_id},https://www.example-agency-with-a-long-name.com/"
+                  "locations/downtown-and-the-river-walk,Mon 09:00-17:00; Sun closed\n"
+                  "999,not a website,Mon 9-5\n").encode())
     token_pks = {}
     with tenant_scope(reseller):
         for membership in (owner, limited):
             token, _ = api_token_create(tenant=reseller, actor=None, user=membership.user,
                                         name="Phone width token", role=membership.role)
             token_pks[membership.pk] = token.pk
+    with tenant_scope(reseller):
+        # An alert of the location with a long title, in each member's notifications.
+        from alerts.models import Notification
+        from alerts.services import Finding, alerts_raise
+
+        alert, = alerts_raise(tenant=reseller, findings=[Finding(
+            kind="listing_rejected", cause="phone-width", business=location,
+            title=f"Listing change rejected for {location.name} by the directory's checks",
+            message="The provider rejected “Opening hours and a long description” (code 2511):"
+                    " Cannot update business status when listing is already fixed.",
+            link=f"/t/{reseller.slug}/businesses/{location.remote_id}/listing/")])
+        notifications = {membership.pk: Notification.objects.get(alert=alert,
+                                                                 membership=membership)
+                         for membership in (owner, limited)}
     tenants = {}
     for membership in (owner, limited):
         tenants[membership.pk] = Tenant(
@@ -334,7 +371,8 @@ def world(live_server, settings, sandbox_reseller, eager_celery):
             business=location, sync_run=subtree_run if membership.limited_to else run,
             change=version.outbox_entry, version=version,
             subscription=subscription, survey=response.survey, survey_response=response,
-            extra={"event": event})
+            extra={"event": event, "bulk_change": bulk_change, "listing_import": listing_import,
+                   "notifications": {Role.OWNER: notifications[membership.pk]}})
     yield {"owner": owner, "limited": limited, "tenants": tenants}
     join_live_server_requests()
 
@@ -372,6 +410,7 @@ def test_every_page_fits_a_phone(live_server, browser, world):
                  "settings_members", "api_tokens"):
         assert name in visited["owner"] and name in visited["limited"], name
     assert "settings_connection" in visited["owner"] - visited["limited"]
+    assert "settings_brand" in visited["owner"] - visited["limited"]
     failures = "\n".join(f for f in failures if f)
     assert not failures, "At 390 px:\n" + failures
 

@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import Business, HierarchyMapping, Membership
+from history.services import history_day_record
 from portal.tenancy import tenant_scope
 from sandbox import models as sandbox_models
 from sandbox.seeding import seed_partner
@@ -75,6 +76,9 @@ def rows(django_db_setup, django_db_blocker):
         HierarchyMapping.unscoped.create(reseller=tenant.reseller, business=tenant.business,
                                          level_name="Region", level_value="West")
         Group.objects.create(name="Support")
+        with tenant_scope(tenant.reseller):
+            # The day's figures of the tenant's businesses and of its account.
+            history_day_record(tenant=tenant.reseller)
         _sandbox_rows()
         _axes_rows()
         yield tenant

@@ -109,7 +109,7 @@ def test_the_page_makes_a_fixed_number_of_queries(member_client, unreachable):
     business = BusinessFactory(reseller=unreachable)
     with CaptureQueriesContext(connection) as queries:
         client.get(url(business))
-    assert len(queries) == 5
+    assert len(queries) == 6  # with the bell's unread count
 
 
 # -- against the sandbox ------------------------------------------------------------------------

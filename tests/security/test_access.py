@@ -31,6 +31,15 @@ WRITE_METHODS = ["post", "put", "patch", "delete"]
 VIEWER_WRITABLE = {
     "api_tokens": "every member creates their own API tokens (at most their own role)",
     "api_token_revoke": "every member revokes their own API tokens",
+    "notification_list": "every member marks their own notifications read",
+    "notification_open": "every member opens their own notifications (GET only)",
+    "notification_preferences": "every member chooses how alerts reach them",
+}
+# API operations a viewer may write to, with the reason.
+VIEWER_WRITABLE_API = {
+    "/api/v1/t/{slug}/notifications/{id}/read/": "every member reads their own notifications",
+    "/api/v1/t/{slug}/notifications/read-all/": "every member reads their own notifications",
+    "/api/v1/t/{slug}/notification-preferences/": "every member chooses how alerts reach them",
 }
 
 
@@ -202,6 +211,9 @@ def test_api_operation(method, path, operation, world, api):
         assert B_MARKER not in response.content.decode(), f"{url} shows another tenant's row"
     else:
         response = getattr(api("a", Role.VIEWER), call)(url, {}, format="json")
+        if path in VIEWER_WRITABLE_API:
+            assert response.status_code != 403 and response.status_code < 500, (url, response)
+            return
         assert response.status_code == 403, (url, response.status_code)
         assert response.json()["code"] == "permission_denied"
 

@@ -43,6 +43,7 @@ class Place:
     event: int | None
     member: int
     bulk_change: int
+    listing_import: int = 0
 
 
 @dataclass
@@ -75,6 +76,18 @@ def _bulk_change(reseller, location, scope) -> int:
     return change.pk
 
 
+def _listing_import(reseller, location, scope) -> int:
+    """A listings file imported by a member limited to `scope`."""
+    from bulk.models import ListingImport, ListingImportRow
+
+    listing_import = ListingImport.unscoped.create(reseller=reseller, scope=scope,
+                                                   file_name="listings.csv", format="csv")
+    ListingImportRow.unscoped.create(reseller=reseller, listing_import=listing_import, line=2,
+                                     business=location, business_number=location.remote_id,
+                                     state="unchanged")
+    return listing_import.pk
+
+
 def _outside_rows(tenant, root_limit_members) -> Place:
     """A second branch of tenant a beside the limited members' one, with a row of each kind."""
     reseller = tenant.reseller
@@ -101,7 +114,8 @@ def _outside_rows(tenant, root_limit_members) -> Place:
     root_limit_members.append(member.user_id)
     return Place(remote_id=location.remote_id, number=version.number, sync_run=run.pk,
                  change=change.pk, event=_event(reseller, location, "outside-event"),
-                 member=member.pk, bulk_change=_bulk_change(reseller, location, branch))
+                 member=member.pk, bulk_change=_bulk_change(reseller, location, branch),
+                 listing_import=_listing_import(reseller, location, branch))
 
 
 @pytest.fixture(scope="module")
@@ -122,18 +136,32 @@ def limited(world, django_db_blocker):
             token_pks[("limited", role)] = token.pk
         for role in ROLES:
             token_pks[("unlimited", role)] = tenant.token_pks[role]
+        # Notifications are personal: each member opens their own, found by their token.
+        from alerts.models import Notification
+
+        for role in ROLES:
+            OWN_NOTIFICATIONS[token_pks[("unlimited", role)]] = (
+                tenant.extra["notifications"][role].pk)
+            OWN_NOTIFICATIONS[token_pks[("limited", role)]] = Notification.unscoped.create(
+                reseller=tenant.reseller, alert=tenant.extra["alert"], membership=members[role],
+                kind=tenant.extra["alert"].kind, channel="portal").pk
         run = SyncRun.unscoped.create(reseller=tenant.reseller, status=SyncRun.Status.SUCCEEDED,
                                       total=1, done=1, scope=root)
         inside = Place(remote_id=tenant.business.remote_id, number=tenant.version.number,
                        sync_run=run.pk, change=tenant.change.pk,
                        event=_event(tenant.reseller, tenant.business, "inside-event"),
                        member=members[Role.VIEWER].pk,
-                       bulk_change=_bulk_change(tenant.reseller, tenant.business, root))
+                       bulk_change=_bulk_change(tenant.reseller, tenant.business, root),
+                       listing_import=_listing_import(tenant.reseller, tenant.business, root))
         outside = _outside_rows(tenant, users)
     yield Limited(members=members, tokens=tokens, token_pks=token_pks, inside=inside,
                   outside=outside, users=users)
     with django_db_blocker.unblock():
         User.objects.filter(pk__in=users).delete()
+
+
+# Each member's own notification, by the id of their own token.
+OWN_NOTIFICATIONS: dict[int, int] = {}
 
 
 def fill(route: Route, tenant, place: Place, own_token: int) -> dict:
@@ -142,7 +170,10 @@ def fill(route: Route, tenant, place: Place, own_token: int) -> dict:
         "sync_run": place.sync_run, "api_sync_run": place.sync_run, "api_change": place.change,
         "provider_event": place.event, "api_provider_event": place.event,
         "settings_member": place.member, "api_token_revoke": own_token,
-        "api_bulk_change": place.bulk_change,
+        "notification": OWN_NOTIFICATIONS.get(own_token, 0),
+        "api_notification": OWN_NOTIFICATIONS.get(own_token, 0),
+        "api_bulk_change": place.bulk_change, "bulk_change": place.bulk_change,
+        "api_listing_import": place.listing_import, "listing_import": place.listing_import,
     }
     remote_ids = {"subscription_delete_confirm": tenant.subscription.remote_id,
                   "api_subscription_detail": tenant.subscription.remote_id,

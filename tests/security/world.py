@@ -77,7 +77,13 @@ def build_tenant(label: str, marker: str, id_base: int, *, api_key: str = "",
                            API_KEY_ENCRYPTION_KEYS=TEST_ENCRYPTION_KEYS[:1]):
         reseller = ResellerFactory(name=f"{marker} agency {label}", api_key=api_key,
                                    provider_base_url=provider_base_url,
-                                   account_number=account_number or id_base)
+                                   account_number=account_number or id_base,
+                                   # Each in its own brand: a page of one showing the other's
+                                   # would show its marker.
+                                   brand_product_name=f"{marker} {label}"[:40],
+                                   brand_primary_colour="#0b3d2e",
+                                   brand_support_email=f"help-{label}@example.com",
+                                   brand_host=f"portal.{marker.lower()}.example")
         members = {
             role: MembershipFactory(
                 reseller=reseller, role=role,
@@ -139,7 +145,8 @@ def build_tenant(label: str, marker: str, id_base: int, *, api_key: str = "",
                   token_pks=token_pks, business=child, sync_run=sync_run, change=change,
                   version=version, subscription=subscription, survey=survey,
                   survey_response=survey_response,
-                  extra={**_event_rows(reseller, marker), **_bulk_rows(reseller, child, marker)})
+                  extra={**_event_rows(reseller, marker), **_bulk_rows(reseller, child, marker),
+                         **_alert_rows(reseller, child, marker, members)})
 
 
 def change_rows(reseller: Reseller, business: Business,
@@ -184,7 +191,7 @@ def _bulk_rows(reseller: Reseller, business: Business, marker: str) -> dict:
     """A bulk change over the whole account, with its one location."""
     if not apps.is_installed("bulk"):
         return {}
-    from bulk.models import BulkChange, BulkChangeItem
+    from bulk.models import BulkChange, BulkChangeItem, ListingImport, ListingImportRow
 
     change = BulkChange.unscoped.create(
         reseller=reseller, selection={"numbers": [business.remote_id]},
@@ -192,7 +199,29 @@ def _bulk_rows(reseller: Reseller, business: Business, marker: str) -> dict:
     BulkChangeItem.unscoped.create(reseller=reseller, change=change, business=business,
                                    business_number=business.remote_id, position=0,
                                    state="will_change")
-    return {"bulk_change": change}
+    listing_import = ListingImport.unscoped.create(
+        reseller=reseller, file_name=f"{marker} listings.csv", format="csv",
+        counts={"rows": 1, "unchanged": 1})
+    ListingImportRow.unscoped.create(reseller=reseller, listing_import=listing_import, line=2,
+                                     business=business, business_number=business.remote_id,
+                                     business_name=business.name, state="unchanged")
+    return {"bulk_change": change, "listing_import": listing_import}
+
+
+def _alert_rows(reseller: Reseller, business: Business, marker: str, members: dict) -> dict:
+    """An alert of the location, with a notification for each member."""
+    if not apps.is_installed("alerts"):
+        return {}
+    from alerts.models import Alert, Notification
+
+    alert = Alert.unscoped.create(reseller=reseller, kind="listing_rejected",
+                                  cause=f"change:{marker}", business=business,
+                                  title=f"{marker} alert", message=f"{marker} rejected",
+                                  link=f"/t/{reseller.slug}/")
+    notifications = {role: Notification.unscoped.create(
+        reseller=reseller, alert=alert, membership=membership, kind=alert.kind,
+        channel="portal") for role, membership in members.items()}
+    return {"alert": alert, "notifications": notifications}
 
 
 def destroy_tenant(tenant: Tenant) -> None:
@@ -259,6 +288,9 @@ KWARG_OVERRIDES = {
     ("settings_member_remove", "pk"): lambda t: t.members[Role.MANAGER].pk,
     # Tokens are personal: the URL names the acting member's own.
     ("api_token_revoke", "pk"): lambda t: t.token_pks[Role.OWNER],
+    # Notifications are personal: the URL names the acting member's own (the owner's).
+    ("notification_open", "pk"): lambda t: t.extra["notifications"][Role.OWNER].pk,
+    ("api_notification_read", "pk"): lambda t: t.extra["notifications"][Role.OWNER].pk,
     ("provider_event_detail", "pk"): lambda t: t.extra["event"].pk,
     ("api_provider_event_detail", "pk"): lambda t: t.extra["event"].pk,
     ("api_bulk_change_detail", "pk"): lambda t: t.extra["bulk_change"].pk,
@@ -268,7 +300,13 @@ KWARG_OVERRIDES = {
     ("api_bulk_change_resume", "pk"): lambda t: t.extra["bulk_change"].pk,
     ("api_bulk_change_cancel", "pk"): lambda t: t.extra["bulk_change"].pk,
     ("api_bulk_change_rollback", "pk"): lambda t: t.extra["bulk_change"].pk,
+    **{(f"bulk_change_{page}", "pk"): lambda t: t.extra["bulk_change"].pk
+       for page in ("detail", "progress", "apply", "pause", "resume", "cancel", "rollback",
+                    "cancel_confirm", "rollback_confirm")},
 }
+KWARG_OVERRIDES.update({(name, "pk"): lambda t: t.extra["listing_import"].pk for name in (
+    "listing_import_detail", "listing_import_apply", "api_listing_import_detail",
+    "api_listing_import_apply")})
 KWARG_DEFAULTS = {
     "slug": lambda t: t.slug,
     "remote_id": lambda t: t.business.remote_id,

@@ -270,7 +270,7 @@ def _count_queries(client, url):
     return len(queries)
 
 
-HISTORY_QUERIES = 6  # session, user, membership, count, runs with who and scope, switcher
+HISTORY_QUERIES = 7  # session, user, membership, count, runs with who and scope, switcher, bell
 
 
 def test_the_history_query_count_is_pinned(member_client):

@@ -69,43 +69,21 @@
   function watch(root) {
     drawBar(root.querySelector("[data-sync-bar]"),
             root.querySelector("[data-sync-bar]").getAttribute("aria-valuenow"));
-    if (root.getAttribute("data-finished") === "true" || !window.fetch) { return; }
-    var url = root.getAttribute("data-url");
+    if (root.getAttribute("data-finished") === "true") { return; }
     var interval = parseInt(root.getAttribute("data-interval"), 10) || 1500;
-    var failures = 0;
-
-    function schedule(delay) { window.setTimeout(poll, delay); }
-
-    function poll() {
-      window.fetch(url, {credentials: "same-origin", cache: "no-store",
-                         headers: {"Accept": "application/json"}})
-        .then(function (response) {
-          if (!response.ok) { throw new Error("HTTP " + response.status); }
-          return response.json();
-        })
-        .then(function (data) {
-          failures = 0;
-          render(root, data);
-          if (data.finished) {
-            root.setAttribute("data-finished", "true");
-          } else {
-            schedule(data.stale ? interval * 10 : interval);
-          }
-        })
-        .catch(function () {
-          failures += 1;
-          if (failures < 5) {
-            schedule(interval * (failures + 1));
-          } else {
-            var note = root.querySelector("[data-sync-note]");
-            if (note) {
-              note.textContent = "Live updates stopped (the portal did not answer). Reload the page to try again.";
-              note.hidden = false;
-            }
-          }
-        });
-    }
-    schedule(interval);
+    window.portalPoll({
+      url: root.getAttribute("data-url"),
+      interval: interval,
+      note: root.querySelector("[data-sync-note]"),
+      onData: function (data) {
+        render(root, data);
+        if (data.finished) {
+          root.setAttribute("data-finished", "true");
+          return null;
+        }
+        return data.stale ? interval * 10 : interval;
+      }
+    });
   }
 
   function wireToggles() {

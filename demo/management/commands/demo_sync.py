@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import Reseller, SyncRun
 from demo.management.commands.demo_setup import DEMO_EMAIL, DEMO_PASSWORD, DEMO_SLUG
-from demo.services import demo_sync_stop
+from demo.services import DEMO_HISTORY_DAYS, demo_history_backfill, demo_sync_stop
 from portal.tenancy import tenant_scope
 
 
@@ -42,6 +42,7 @@ class Command(BaseCommand):
                 reseller=reseller,
                 status__in=(SyncRun.Status.SUCCEEDED, SyncRun.Status.PARTIAL)).first()
         if synced is not None:
+            self.backfill(reseller)
             self.stdout.write("The demo's data are those of its last sync; the schedule keeps "
                               "them up to date.")
             return
@@ -67,6 +68,7 @@ class Command(BaseCommand):
             raise CommandError(f"The first sync did not finish: {exc} The portal works "
                                "without it; start a sync from its Sync page.") from exc
         result = json.loads(output.getvalue().strip().splitlines()[-1])
+        self.backfill(reseller)
         counts = result.get("counts", {})
         outcome = ("done" if result.get("status") == SyncRun.Status.SUCCEEDED
                    else "finished with errors (the Sync page lists them)")
@@ -76,6 +78,15 @@ class Command(BaseCommand):
             f"listing sites, {counts.get('media', 0)} photos and videos, "
             f"{counts.get('questions', 0)} questions. Sign in at {url} with "
             f"{DEMO_EMAIL} / {DEMO_PASSWORD}."))
+
+    def backfill(self, reseller) -> None:
+        """The trends need a past: the demo's is generated once from its first figures."""
+        with tenant_scope(reseller):
+            if demo_history_backfill(tenant=reseller):
+                self.stdout.write(f"Trends: {DEMO_HISTORY_DAYS} days of history generated "
+                                  "from today's figures, so that the charts have a past (the "
+                                  "demo's only; a real account's history starts with its "
+                                  "first sync).")
 
     def wait_for(self, url: str, timeout: float) -> None:
         deadline = time.monotonic() + timeout
