@@ -112,6 +112,7 @@ class AdaptivePacer:
         self.policy = policy or AdaptivePolicy()
         self._sleep = sleep
         self._clock = clock
+        self._waited_at: dict[str, float] = {}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._store!r})"
@@ -130,11 +131,18 @@ class AdaptivePacer:
             return asdict(taken), (slot, True)
 
         value, taken = self._store.update(key, take)
+        if value > now or not taken:
+            self._waited_at[key] = time.monotonic()
         if not taken:
             raise RateLimitWaitTooLong(value)
         if value > now:
             self._sleep(value - now)
         return value
+
+    def last_wait(self, key: str) -> float | None:
+        """When a caller of this process last waited for a slot of ``key``
+        (``time.monotonic()``), or None (as ``RateLimiter.last_wait``)."""
+        return self._waited_at.get(key)
 
     def record(self, key: str, *, limited: bool, sent_at: float) -> None:
         """Learn from one reply: a 429 (``limited``) or any other answer of the provider."""

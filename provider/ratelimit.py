@@ -11,6 +11,10 @@ nothing and raises ``RateLimitWaitTooLong`` whose ``retry_after`` is that wait, 
 can be rescheduled instead of sleeping.
 
 ``key`` must be a non-secret identifier of the API key (e.g. its fingerprint), never the key.
+
+``last_wait(key)`` tells when a caller of this process last had to wait for a slot of ``key``
+(``time.monotonic()``), or None: requests that no longer wait mean the allowance is not used
+up, and a caller with more work may send more at once.
 """
 
 from __future__ import annotations
@@ -60,6 +64,10 @@ class RateLimiter(Protocol):
         """Take one slot for ``key``, waiting at most ``max_wait`` seconds for it."""
         ...
 
+    def last_wait(self, key: str) -> float | None:
+        """When a caller of this process last waited for a slot of ``key``, or None."""
+        ...
+
 
 def _check_limit(count: int, seconds: int) -> None:
     if count < 1 or seconds < 1:
@@ -70,6 +78,9 @@ class NullRateLimiter:
     """No limit (tests, or a provider account without one)."""
 
     def acquire(self, key: str, count: int, seconds: int, *, max_wait: float) -> None:
+        return None
+
+    def last_wait(self, key: str) -> float | None:
         return None
 
 
@@ -84,6 +95,7 @@ class _WaitingLimiter:
     ) -> None:
         self._sleep = sleep
         self._clock = clock
+        self._waited_at: dict[str, float] = {}
 
     def acquire(self, key: str, count: int, seconds: int, *, max_wait: float) -> None:
         _check_limit(count, seconds)
@@ -94,9 +106,13 @@ class _WaitingLimiter:
                 return
             now = self._clock()
             wait = max(wait, _MIN_POLL_SECONDS)
+            self._waited_at[key] = time.monotonic()
             if now + wait > deadline:
                 raise RateLimitWaitTooLong(wait)
             self._sleep(wait)
+
+    def last_wait(self, key: str) -> float | None:
+        return self._waited_at.get(key)
 
     def _try_take(self, key: str, count: int, seconds: int) -> float | None:
         """Take a slot and return None, or return the seconds until one should be free."""

@@ -7,28 +7,36 @@ A run has three kinds of step, each idempotent and each its own Celery task:
 - location chunks: the status report, media and Q&A of a range of locations (or of the
   locations the walk handed out), fetched concurrently and written with a handful of bulk
   queries per chunk;
-- account resources: AI-search configuration, review counts, competitor metrics, competitive
-  ranking and survey responses.
+- account resources: survey responses, AI-search configuration, review counts, competitor
+  metrics and competitive ranking, in one step.
 The walk decides the work and dispatches the other steps; with Celery, it hands out the account
-resources before it starts and each chunk of locations as soon as it has mirrored them, so that
-the rate limit's allowance is used from the first second. Progress is counted per chunk (so
-progress writes do not dominate); whichever step completes the count finishes the run. A
-redelivered walk starts a new `attempt`, and steps of an older attempt do nothing, so a run
-killed half-way and resumed counts every location once.
+resources before it starts and each chunk of locations as soon as it has mirrored them (the
+first one sooner, smaller), so that the rate limit's allowance is used from the first second.
+While the allowance goes unused (the start, the end of a run), a chunk fetches with more
+threads; and the last chunks write most of what they have before their last requests, so that
+it is used to the last second too (`_fetch_chunk`). Progress is counted per step (so progress writes
+do not dominate); whichever step completes the count finishes the run. A redelivered walk
+starts a new `attempt`, and steps of an older attempt do nothing, so a run killed half-way and
+resumed counts every location once.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db.models import Case, Count, Exists, F, Q, Subquery, Value, When
+from django.db.models.functions import Coalesce, JSONObject
 from django.utils import timezone
 
 from accounts import access
@@ -39,6 +47,9 @@ from accounts.provider_access import (
     provider_client,
     provider_error_message,
     provider_key_rejected,
+    rate_limit_key,
+    shared_pacer,
+    shared_rate_limiter,
 )
 from accounts.services import audit_record
 from alerts.sources import alerts_after_run
@@ -147,7 +158,9 @@ def sync_run_create(*, tenant: Reseller, actor: User | None, resources: Iterable
 
 def _client(tenant: Reseller) -> ProviderClient:
     try:
-        return provider_client(tenant=tenant, pool_maxsize=settings.SYNC_FETCH_THREADS + 2)
+        # As many connections as a chunk's threads at their most, so that none is discarded.
+        return provider_client(tenant=tenant,
+                               pool_maxsize=settings.SYNC_FETCH_THREADS * WIDEST + 2)
     except (CredentialError, UnsafeURL) as exc:
         raise SyncAborted(str(exc)) from exc
 
@@ -160,30 +173,34 @@ def locations_of(*, tenant: Reseller, run: SyncRun):
     return locations
 
 
-def sync_walk_and_dispatch(*, tenant: Reseller, run_id: int, dispatcher: Dispatcher) -> None:
-    """The first step of a run: walk the tree, count the work, hand out the other steps."""
-    run = SyncRun.objects.get(pk=run_id)
+def sync_walk_and_dispatch(*, tenant: Reseller, run_id: int, dispatcher: Dispatcher,
+                           run: SyncRun | None = None) -> None:
+    """The first step of a run: walk the tree, count the work, hand out the other steps.
+
+    `run` is the run already read with its reseller (the task's first statement), or None."""
+    run = run if run is not None else SyncRun.objects.get(pk=run_id)
     if run.is_finished:
         return
     location_work = [r for r in LOCATION_RESOURCES if r in run.resources]
     account_work = [r for r in ACCOUNT_RESOURCES if r in run.resources]
     early = dispatcher.concurrent
-    SyncRun.objects.filter(pk=run.pk).update(
-        status=SyncRun.Status.RUNNING, attempt=F("attempt") + 1, done=0, failed=0,
-        started_at=run.started_at or timezone.now(),
-        # Handing out work as it is found: until the walk is over, it counts as one step of
-        # its own, so that the steps already done cannot complete the run.
-        total=len(account_work) + 1 if early else 0)
-    run.refresh_from_db()
+    streamed = early and bool(location_work) and "businesses" in run.resources
+    # Handing out work as it is found: until the walk is over, it counts as one step of its
+    # own, so that the steps already done cannot complete the run; the first chunks' share of
+    # the total is reserved here rather than by statements of their own.
+    reserved = RESERVED_AT_START * settings.SYNC_CHUNK_SIZE if streamed else 0
+    run.attempt = _run_started(run, total=len(account_work) + 1 + reserved if early else 0)
+    _chunk_counts_clear(run)
     stream = None
     if early:
         # The account resources do not depend on the tree: they use the allowance while the
         # walk goes on, and the locations go out as soon as a chunk of them is mirrored.
-        for resource in account_work:
-            dispatcher.account_resource(run_id=run.pk, attempt=run.attempt, resource=resource)
-        if location_work and "businesses" in run.resources:
+        for resources in _account_steps(account_work):
+            dispatcher.account_resource(run_id=run.pk, attempt=run.attempt,
+                                        resources=resources)
+        if streamed:
             stream = _LocationStream(run=run, dispatcher=dispatcher,
-                                     size=settings.SYNC_CHUNK_SIZE)
+                                     size=settings.SYNC_CHUNK_SIZE, reserved=reserved)
     try:
         client = _client(tenant)
         with client:
@@ -209,6 +226,8 @@ def sync_walk_and_dispatch(*, tenant: Reseller, run_id: int, dispatcher: Dispatc
                 error=f"The provider refused the business tree: {provider_error_message(exc)}")
         return
     unreserved = stream.finish() if stream is not None else 0
+    if stream is not None:
+        chunks_handed_out(run, stream.chunks)
 
     # The ranges (one small tuple per chunk) come first: the total they add up to must be
     # stored before any step can complete the run.
@@ -232,15 +251,37 @@ def sync_walk_and_dispatch(*, tenant: Reseller, run_id: int, dispatcher: Dispatc
             requests_made=F("requests_made") + client.stats.requests,
             rate_limited=F("rate_limited") + client.stats.rate_limited)
         if location_total == 0 and not account_work:
-            _finish_if_complete(run.pk, run.attempt)
+            _finish_if_complete(run, run.attempt)
             return
-        for resource in account_work:
-            dispatcher.account_resource(run_id=run.pk, attempt=run.attempt, resource=resource)
+        for resources in _account_steps(account_work):
+            dispatcher.account_resource(run_id=run.pk, attempt=run.attempt,
+                                        resources=resources)
+    if chunks and early:
+        chunks_handed_out(run, len(chunks))
     for first_pk, last_pk, count in chunks:
         dispatcher.chunk(run_id=run.pk, attempt=run.attempt, first_pk=first_pk,
                          last_pk=last_pk, expected=count)
     if early and complete:
-        _finish_if_complete(run.pk, run.attempt)
+        _finish_if_complete(run, run.attempt)
+
+
+_START_SQL = (
+    f"UPDATE {SyncRun._meta.db_table} SET status = %s, attempt = attempt + 1, "  # noqa: S608
+    "done = 0, failed = 0, total = %s, started_at = COALESCE(started_at, %s) "
+    "WHERE id = %s AND reseller_id = %s RETURNING attempt"
+)
+
+
+def _run_started(run: SyncRun, *, total: int) -> int:
+    """Mark the run running under a new attempt and return that attempt: one statement, and
+    the attempt is this delivery's own even when another delivery of the walk starts too."""
+    started_at = connection.ops.adapt_datetimefield_value(timezone.now())
+    with connection.cursor() as cursor:
+        cursor.execute(_START_SQL, [SyncRun.Status.RUNNING, total, started_at, run.pk,
+                                    run.reseller_id])
+        (attempt,) = cursor.fetchone()
+    run.status = SyncRun.Status.RUNNING
+    return attempt
 
 
 _WALK_DONE_SQL = (
@@ -248,6 +289,13 @@ _WALK_DONE_SQL = (
     "requests_made = requests_made + %s, rate_limited = rate_limited + %s "
     "WHERE id = %s AND reseller_id = %s AND attempt = %s RETURNING done, failed, total"
 )
+
+
+# The first chunk goes out as soon as the walk has found this share of a chunk.
+FIRST_CHUNK_SHARE = 8
+# Chunks of locations whose share of the total a run reserves when it starts: until its walk
+# ends, the run's total is that much too high (a few seconds for most accounts).
+RESERVED_AT_START = 4
 
 
 class _LocationStream:
@@ -258,16 +306,24 @@ class _LocationStream:
     back what it did not use when it ends.
     """
 
-    def __init__(self, *, run: SyncRun, dispatcher: Dispatcher, size: int) -> None:
+    def __init__(self, *, run: SyncRun, dispatcher: Dispatcher, size: int,
+                 reserved: int = 0) -> None:
         self._run = run
         self._dispatcher = dispatcher
         self._size = size
         self._found: list[int] = []
         self._handed_out = 0
-        self._reserved = 0
+        self._reserved = reserved  # already in the run's total when the walk began
+        self._resources = [r for r in LOCATION_RESOURCES if r in run.resources]
+        self.chunks = 0
 
     def add(self, remote_ids: list[int]) -> None:
         self._found += remote_ids
+        if not self.chunks and len(self._found) >= -(-self._size // FIRST_CHUNK_SHARE):
+            # The first locations found go out at once, however few (a share of a chunk at
+            # least): until they do, the allowance goes unused but for the walk's requests.
+            self._hand_out(self._found[:self._size])
+            self._found = self._found[self._size:]
         while len(self._found) >= self._size:
             self._hand_out(self._found[:self._size])
             self._found = self._found[self._size:]
@@ -286,8 +342,10 @@ class _LocationStream:
             more = max(self._reserved, self._handed_out - self._reserved)
             SyncRun.objects.filter(pk=run.pk).update(total=F("total") + more)
             self._reserved += more
+        self.chunks += 1
+        # The resources go with the chunk, so that its step need not read them from the run.
         self._dispatcher.chunk(run_id=run.pk, attempt=run.attempt, remote_ids=remote_ids,
-                               expected=len(remote_ids))
+                               expected=len(remote_ids), resources=self._resources)
 
 
 def _walk_tree(*, tenant: Reseller, client: ProviderClient, run: SyncRun,
@@ -397,20 +455,62 @@ def _fetch_location(client: ProviderClient, business: Business,
     return fetched
 
 
+def location_chunk_read(*, reseller_id: int, run_id: int, attempt: int,
+                        remote_ids: list[int] | None = None,
+                        resources: list[str] | None = None,
+                        ) -> tuple[SyncRun, list[Business] | None]:
+    """The first read of a chunk's step: its run (with the reseller it runs for) and, when it
+    can, its locations.
+
+    A chunk the walk handed out by remote ids, with its resources, needs nothing else of the
+    run than to know it is still at this attempt: one statement reads its locations with their
+    reseller, on that condition. Otherwise (a range of primary keys, a message of an older
+    version, no location read: an older attempt's step, or locations removed since the walk)
+    the run is read as every other step reads it, and its locations come after (None)."""
+    if remote_ids is not None and resources is not None:
+        current = SyncRun.unscoped.filter(pk=run_id, reseller_id=reseller_id, attempt=attempt,
+                                          status=SyncRun.Status.RUNNING)
+        locations = list(
+            Business.unscoped.select_related("reseller")
+            .filter(reseller_id=reseller_id, type=Business.Type.BUSINESS,
+                    removed_at__isnull=True, remote_id__in=remote_ids)
+            .filter(Exists(current))
+            .annotate(run_scope_id=Subquery(current.values("scope_id")[:1]))
+            # removed_at: the status report mirror copies it (a query per location if it
+            # were deferred).
+            .only("pk", "remote_id", "reseller", "removed_at"))
+        if locations:
+            # The run as far as the step knows it; its other fields are deferred, read if
+            # the step comes to need them.
+            known = {"id": run_id, "reseller_id": reseller_id, "attempt": attempt,
+                     "status": SyncRun.Status.RUNNING, "resources": list(resources),
+                     "scope_id": locations[0].run_scope_id}
+            fields = [f.attname for f in SyncRun._meta.concrete_fields if f.attname in known]
+            run = SyncRun.from_db(connection.alias, fields, [known[f] for f in fields])
+            run.reseller = locations[0].reseller
+            return run, locations
+    run = SyncRun.unscoped.select_related("reseller", "scope").get(pk=run_id,
+                                                                   reseller_id=reseller_id)
+    return run, None
+
+
 def sync_location_chunk(*, tenant: Reseller, run_id: int, attempt: int, expected: int,
                         first_pk: int | None = None, last_pk: int | None = None,
-                        remote_ids: list[int] | None = None) -> None:
+                        remote_ids: list[int] | None = None,
+                        resources: list[str] | None = None, run: SyncRun | None = None,
+                        locations: list[Business] | None = None) -> None:
     """Fetch and mirror a chunk of locations: a range of primary keys, or the locations the
-    walk handed out by their remote ids."""
-    run = SyncRun.objects.select_related("scope").get(pk=run_id)
-    if run.attempt != attempt or run.is_finished:
-        return
-    chosen = (Q(remote_id__in=remote_ids) if remote_ids is not None
-              else Q(pk__gte=first_pk, pk__lte=last_pk))
-    locations = list(locations_of(tenant=tenant, run=run).filter(chosen)
-                     # removed_at: the status report mirror copies it (a query per
-                     # location if it were deferred).
-                     .only("pk", "remote_id", "reseller_id", "removed_at"))
+    walk handed out by their remote ids (`resources`: the run's, handed out with them).
+
+    `run` and `locations`: what the step's first read gave (`location_chunk_read`)."""
+    if locations is None:
+        run = run if run is not None else SyncRun.objects.select_related("scope").get(pk=run_id)
+        if run.attempt != attempt or run.is_finished:
+            return
+        chosen = (Q(remote_id__in=remote_ids) if remote_ids is not None
+                  else Q(pk__gte=first_pk, pk__lte=last_pk))
+        locations = list(locations_of(tenant=tenant, run=run).filter(chosen)
+                         .only("pk", "remote_id", "reseller_id", "removed_at"))
     resources = [r for r in LOCATION_RESOURCES if r in run.resources]
     try:
         client = _client(tenant)
@@ -419,9 +519,8 @@ def sync_location_chunk(*, tenant: Reseller, run_id: int, attempt: int, expected
         return
     with client:
         try:
-            with ThreadPoolExecutor(max_workers=settings.SYNC_FETCH_THREADS) as pool:
-                results = list(pool.map(lambda b: _fetch_location(client, b, resources),
-                                        locations))
+            results, written = _fetch_chunk(tenant=tenant, client=client, run=run,
+                                            locations=locations, resources=resources)
         except BaseException:
             _add_traffic(run, client.stats)
             raise
@@ -433,11 +532,25 @@ def sync_location_chunk(*, tenant: Reseller, run_id: int, attempt: int, expected
             _abort_for_rejected_key(tenant=tenant, run=run, error=rejected[0])
             return
         raise fatal[0]  # RateLimited or Transient: the chunk is retried later
-    ok = [r for r in results if not r.error]
+    _mirror_locations(tenant=tenant, fetched=results, resources=resources, ahead=written)
+    errors = [r.error for r in results if r.error]
+    # Locations removed between the walk and this chunk count as done: nothing is left to fetch.
+    _progress(run, attempt=attempt, done=expected - len(errors), errors=errors,
+              traffic=client.stats)
+
+
+def _mirror_locations(*, tenant: Reseller, fetched: list[LocationFetch],
+                      resources: list[str], ahead: int = 0) -> None:
+    """Write what was fetched of some locations, in one transaction (those with an error
+    keep their rows as they were). The first `ahead` have their status reports written
+    already."""
+    ok = [r for r in fetched if not r.error]
     seen_at = timezone.now()
     with transaction.atomic():
         if "listing_status" in resources:
-            status_reports_mirror(tenant=tenant, reports=[(r.business, r.status) for r in ok],
+            status_reports_mirror(tenant=tenant, reports=[(r.business, r.status)
+                                                          for r in fetched[ahead:]
+                                                          if not r.error],
                                   seen_at=seen_at)
         if "media" in resources:
             media_mirror(tenant=tenant, lists=[(r.business, r.media) for r in ok],
@@ -445,17 +558,239 @@ def sync_location_chunk(*, tenant: Reseller, run_id: int, attempt: int, expected
         if "qna" in resources:
             questions_mirror(tenant=tenant, pages=[(r.business, r.questions) for r in ok],
                              seen_at=seen_at)
-    errors = [r.error for r in results if r.error]
-    # Locations removed between the walk and this chunk count as done: nothing is left to fetch.
-    _progress(run, attempt=attempt, done=expected - len(errors), errors=errors,
-              traffic=client.stats)
+
+
+def _fetch_chunk(*, tenant: Reseller, client: ProviderClient, run: SyncRun,
+                 locations: list[Business], resources: list[str],
+                 ) -> tuple[list[LocationFetch], int]:
+    """Fetch every location of a chunk, in order (with SYNC_FETCH_THREADS threads, more while
+    the allowance goes unused: `_FetchThreads`); return what was fetched and how many of its
+    first locations have their status reports written already.
+
+    Writing a chunk takes a while, and whatever is left to write after the run's last
+    request is time the allowance goes unused. A chunk that ends while others are waiting
+    for a worker is written when it ends, as the requests of the others go on. But the last
+    chunks of a run (every chunk has started) write the status reports of their first
+    locations (with their sites, most of the writing) while their last ones are fetched (on
+    this thread, whose database connection it is), so that little is left to write after
+    the last request: one more write, for the last few chunks of a run.
+    """
+    limiter = shared_pacer() if tenant.rate_limit_auto else shared_rate_limiter()
+    limit_key = rate_limit_key(tenant)
+    threads = _FetchThreads(key=chunk_counts_key(run), threads=settings.SYNC_FETCH_THREADS,
+                            last_wait=lambda: limiter.last_wait(limit_key))
+    # Written ahead once no more than this many are still to be fetched (not counting those
+    # already fetched out of order), and their fetch outlasts the write of the others.
+    tail = -(-len(locations) // CHUNK_TAIL_SHARE)
+    watching = (0 < tail < len(locations) and _writes_may_overlap_requests()
+                and "listing_status" in resources)
+    pending = [Future() for _ in locations]
+    order = iter(list(enumerate(locations)))
+    taking, stopped = threading.Lock(), threading.Event()
+    fetched = [0]  # how many are fetched, in any order
+
+    def fetch_in_order() -> None:
+        # A thread takes the next location only once it may fetch, so that the locations
+        # are fetched in their order however many threads the chunk has at the moment.
+        while not stopped.is_set():
+            with threads.slot():
+                with taking:
+                    index, business = (None, None) if stopped.is_set() else next(
+                        order, (None, None))
+                if index is None:
+                    return
+                try:
+                    pending[index].set_result(_fetch_location(client, business, resources))
+                except BaseException as exc:
+                    pending[index].set_exception(exc)
+                    raise
+                finally:
+                    with taking:
+                        fetched[0] += 1
+
+    threads.start()
+    with ThreadPoolExecutor(max_workers=threads.most) as pool:
+        try:
+            for _ in range(min(threads.most, len(locations))):
+                pool.submit(fetch_in_order)
+            results: list[LocationFetch] = []
+            written = 0
+            for future in pending:
+                done = False
+                while not done:
+                    try:
+                        results.append(future.result(timeout=RECOUNT_SECONDS))
+                        done = True
+                    except TimeoutError:
+                        pass
+                    threads.resize()
+                    if (watching and len(locations) - fetched[0] <= tail
+                            and threads.all_started()):
+                        # With many fetches in flight, the first locations are written as
+                        # far as they are all fetched; the later ones are for the end.
+                        watching = False
+                        if all(r.fatal is None for r in results):
+                            _mirror_locations(tenant=tenant, fetched=results,
+                                              resources=["listing_status"])
+                            written = len(results)
+            return results, written
+        finally:
+            # Done, or out with an error: the threads still waiting for their turn take none.
+            stopped.set()
+            threads.wake_all()
+
+
+# The last part of a chunk still to fetch when it writes the rest ahead (its last chunks
+# only): its fetch outlasts the write of the rest, which so does not hold up the last write.
+CHUNK_TAIL_SHARE = 4
+
+
+class _FetchThreads:
+    """How many of a chunk's locations are fetched at once: SYNC_FETCH_THREADS while the
+    requests of the chunk's process wait for their slot (the allowance is used up), more while
+    they do not, at the start of a run (the walk has found few locations yet) and at its end
+    (the last chunks are still fetching, and the workers done with theirs have nothing left
+    to take): with a few threads each, the last chunk alone left the allowance unused for
+    seconds. More threads only while the allowance goes unused, back to the usual as soon as
+    requests wait again: the requests in flight are what the allowance takes.
+    """
+
+    def __init__(self, *, key: str, threads: int,
+                 last_wait: Callable[[], float | None]) -> None:
+        self._started_key, self._handed_out_key = f"{key}:started", f"{key}:handed-out"
+        self._threads = threads
+        self._last_wait = last_wait
+        self.most = threads * WIDEST
+        self._permits = threading.Semaphore(threads)
+        self._granted = threads  # permits in play: in use or free
+        self._owed = 0  # permits to keep as fetches end, after narrowing
+        self._lock = threading.Lock()
+        self._checked_at = 0.0
+
+    def start(self) -> None:
+        _cache_add(self._started_key, 1)
+
+    def all_started(self) -> bool:
+        """Whether every chunk of the run has started: the walk has handed them all out, and
+        none is left waiting for a worker."""
+        waiting = self._chunks_waiting()
+        return waiting is not None and waiting <= 0
+
+    def _chunks_waiting(self) -> int | None:
+        """Chunks not started yet, or None while the walk is still handing them out."""
+        counts = cache.get_many([self._started_key, self._handed_out_key])
+        handed_out = counts.get(self._handed_out_key)
+        return None if handed_out is None else handed_out - (counts.get(self._started_key) or 0)
+
+    def wake_all(self) -> None:
+        for _ in range(self.most):
+            self._permits.release()
+
+    @contextmanager
+    def slot(self) -> Iterator[None]:
+        self._permits.acquire()
+        try:
+            yield
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        with self._lock:
+            if self._owed:
+                self._owed -= 1
+                self._granted -= 1
+                return
+        self._permits.release()
+
+    def resize(self) -> None:
+        """More threads while the allowance goes unused, fewer once it is used up again (the
+        chunk's own thread calls this every RECOUNT_SECONDS)."""
+        now = time.monotonic()
+        if now - self._checked_at < RECOUNT_SECONDS:
+            return
+        self._checked_at = now
+        waited = self._last_wait()
+        unused = waited is None or now - waited > UNUSED_AFTER_SECONDS
+        if unused:
+            # Not between two rounds of chunks (the walk over, chunks still waiting for a
+            # worker): a gap there is a worker between two chunks, soon filled, and chunks
+            # widened then would end their round together and leave nobody fetching while
+            # they all write.
+            waiting = self._chunks_waiting()
+            unused = waiting is None or waiting <= 0
+        with self._lock:
+            self._resize(unused)
+
+    def _resize(self, unused: bool) -> None:
+        in_play = self._granted - self._owed
+        if unused:
+            wanted = min(self.most, in_play + self._threads)
+        else:
+            wanted = max(self._threads, in_play - 1)  # used up: back, one at a time
+        wider = wanted - in_play
+        if wider > 0:
+            taken_back = min(wider, self._owed)
+            self._owed -= taken_back
+            for _ in range(wider - taken_back):
+                self._permits.release()
+            self._granted += wider - taken_back
+        else:
+            self._owed -= wider  # narrower: keep that many permits as fetches end
+
+
+def _chunk_counts_clear(run: SyncRun) -> None:
+    """Start this attempt's counts afresh (what a cache keeps of an earlier run with the same
+    number, as in a test database, would be taken for them)."""
+    cache.delete_many([f"{chunk_counts_key(run)}:{name}" for name in COUNTS])
+
+
+def chunks_handed_out(run: SyncRun, count: int) -> None:
+    """Note how many chunks the run has, once the walk has handed them all out to workers,
+    so that a chunk can tell when every one has started (`_FetchThreads.all_started`)."""
+    cache.set(f"{chunk_counts_key(run)}:handed-out", count, COUNT_SECONDS)
+
+
+def chunk_counts_key(run: SyncRun) -> str:
+    """Where the cache keeps the counts of the chunks of a run's attempt."""
+    return f"sync-run:{run.pk}:{run.attempt}"
+
+
+def _cache_add(key: str, delta: int) -> int:
+    """Add to a count in the shared cache and return it (0 if the cache lost it)."""
+    cache.add(key, 0, COUNT_SECONDS)
+    try:
+        return cache.incr(key, delta)
+    except ValueError:  # expired in between
+        return 0
+
+
+# A chunk fetches with at most this many times SYNC_FETCH_THREADS, while the allowance goes
+# unused; it has gone unused when no request waited for its slot for UNUSED_AFTER_SECONDS.
+WIDEST = 4
+UNUSED_AFTER_SECONDS = 0.2
+RECOUNT_SECONDS = 0.1
+# What the cache keeps per run and attempt, and for how long.
+COUNTS = ("handed-out", "started")
+COUNT_SECONDS = 3600
 
 
 # -- account resources -------------------------------------------------------------------------
 
 
-def sync_account_resource(*, tenant: Reseller, run_id: int, attempt: int, resource: str) -> None:
-    run = SyncRun.objects.select_related("scope").get(pk=run_id)
+def _account_steps(account_work: list[str]) -> list[list[str]]:
+    """The steps the account resources are fetched in: all in one (a step costs a task, a
+    read of its run and a count of its own, and most of them are a request or a few), survey
+    responses first: their pages keep a few requests going while the walk finds the first
+    locations."""
+    return [sorted(account_work, key=lambda r: r != "survey_responses")] if account_work else []
+
+
+def sync_account_resource(*, tenant: Reseller, run_id: int, attempt: int,
+                          resource: str | None = None, resources: list[str] | None = None,
+                          run: SyncRun | None = None) -> None:
+    """Fetch and mirror account resources (`resources`, or the one `resource`); each counts
+    as a step of the run, done or failed."""
+    run = run if run is not None else SyncRun.objects.select_related("scope").get(pk=run_id)
     if run.attempt != attempt or run.is_finished:
         return
     try:
@@ -463,25 +798,27 @@ def sync_account_resource(*, tenant: Reseller, run_id: int, attempt: int, resour
     except SyncAborted as exc:
         _finish(run, status=SyncRun.Status.FAILED, error=str(exc))
         return
+    chosen = list(resources) if resources is not None else [resource]
+    errors = []
     with client:
-        try:
-            # A run limited to a subtree asks about its root (only subtree resources get here).
-            root = run.scope.remote_id if run.scope_id is not None else tenant.account_number
-            ACCOUNT_SYNCS[resource](tenant=tenant, client=client, business_number=root)
-        except (AuthError, RateLimited, Transient) as exc:
-            _add_traffic(run, client.stats)
-            if isinstance(exc, AuthError):
-                _abort_for_rejected_key(tenant=tenant, run=run, error=exc)
-                return
-            raise
-        except ProviderError as exc:
-            _progress(run, attempt=attempt, done=0, errors=[f"{resource}: {exc}"],
-                      traffic=client.stats)
-            return
-        except BaseException:
-            _add_traffic(run, client.stats)
-            raise
-    _progress(run, attempt=attempt, done=1, errors=[], traffic=client.stats)
+        # A run limited to a subtree asks about its root (only subtree resources get here).
+        root = run.scope.remote_id if run.scope_id is not None else tenant.account_number
+        for name in chosen:
+            try:
+                ACCOUNT_SYNCS[name](tenant=tenant, client=client, business_number=root)
+            except (AuthError, RateLimited, Transient) as exc:
+                _add_traffic(run, client.stats)
+                if isinstance(exc, AuthError):
+                    _abort_for_rejected_key(tenant=tenant, run=run, error=exc)
+                    return
+                raise
+            except ProviderError as exc:
+                errors.append(f"{name}: {exc}")
+            except BaseException:
+                _add_traffic(run, client.stats)
+                raise
+    _progress(run, attempt=attempt, done=len(chosen) - len(errors), errors=errors,
+              traffic=client.stats)
 
 
 def _report_window() -> tuple:
@@ -587,28 +924,38 @@ def _progress(run: SyncRun, *, attempt: int, done: int, errors: list[str],
                 locked.save(update_fields=["errors", "updated_at"])
     done_so_far, failed_so_far, total = counted
     if done_so_far + failed_so_far >= total:
-        _finish_if_complete(run.pk, attempt)
+        _finish_if_complete(run, attempt)
 
 
-def _finish_if_complete(run_id: int, attempt: int) -> None:
+def _finish_if_complete(run: SyncRun, attempt: int) -> None:
+    """Close the run if every step is counted: its status, end and what the mirror holds, in
+    the one statement that claims it (a run completed by two steps at once is closed once)."""
+    now = timezone.now()
     claimed = SyncRun.objects.filter(
-        pk=run_id, attempt=attempt, status=SyncRun.Status.RUNNING,
+        pk=run.pk, attempt=attempt, status=SyncRun.Status.RUNNING,
         total__lte=F("done") + F("failed"),
-    ).update(status=SyncRun.Status.SUCCEEDED, finished_at=timezone.now())
+    ).update(
+        status=Case(When(failed__gt=0, then=Value(SyncRun.Status.PARTIAL)),
+                    default=Value(SyncRun.Status.SUCCEEDED)),
+        finished_at=now, updated_at=now,
+        counts=JSONObject(**_mirror_count_expressions(run.reseller_id, scope=run.scope)))
     if claimed:
-        run = SyncRun.objects.select_related("scope").get(pk=run_id)
-        run.counts = mirror_counts(run.reseller, scope=run.scope)
-        run.status = SyncRun.Status.PARTIAL if run.failed else SyncRun.Status.SUCCEEDED
-        run.save(update_fields=["counts", "status", "updated_at"])
         history_after_run(tenant=run.reseller)
         alerts_after_run(tenant=run.reseller, run_id=run.pk)
 
 
 def _finish(run: SyncRun, *, status: str, error: str = "") -> None:
     updates = {"status": status, "finished_at": timezone.now()}
-    if error:
-        updates["errors"] = [*run.errors, error][: SyncRun.MAX_ERRORS_KEPT]
-    SyncRun.objects.filter(pk=run.pk).exclude(status__in=SyncRun.FINISHED).update(**updates)
+    unfinished = SyncRun.objects.filter(pk=run.pk).exclude(status__in=SyncRun.FINISHED)
+    with transaction.atomic():
+        if error:
+            # The errors as stored (the step may hold only part of its run), kept under the
+            # lock so that two steps failing at once both keep theirs.
+            stored = unfinished.select_for_update().values_list("errors", flat=True).first()
+            if stored is None:
+                return
+            updates["errors"] = [*stored, error][: SyncRun.MAX_ERRORS_KEPT]
+        unfinished.update(**updates)
     alerts_after_run(tenant=run.reseller, run_id=run.pk)
 
 
@@ -627,25 +974,37 @@ def _abort_for_rejected_key(*, tenant: Reseller, run: SyncRun, error: AuthError)
 def mirror_counts(tenant: Reseller, scope: Business | None = None) -> dict[str, int]:
     """What the mirror holds after a run: of the whole account, or of the run's subtree only
     (a run limited to a subtree reports nothing about the rest of the account)."""
+    return (Reseller.objects.filter(pk=tenant.pk)
+            .values(**_mirror_count_expressions(tenant.pk, scope=scope)).get())
 
-    live = {"reseller": tenant, "removed_at__isnull": True}
+
+def _mirror_count_expressions(tenant_id: int, *, scope: Business | None) -> dict:
+    """The counts of `mirror_counts` as expressions, so that one statement reads them all."""
+
+    live = {"reseller_id": tenant_id, "removed_at__isnull": True}
 
     def within(prefix: str) -> Q:
         return scope.subtree_q(prefix) if scope is not None else Q()
 
+    def count(rows) -> Coalesce:
+        # One group (the reseller's), or none at all when there is no row.
+        return Coalesce(Subquery(rows.order_by().values("reseller_id")
+                                 .annotate(n=Count("*")).values("n")), 0)
+
     businesses = Business.objects.filter(within(""), **live)
     counts = {
-        "businesses": businesses.count(),
-        "locations": businesses.filter(type=Business.Type.BUSINESS).count(),
-        "status_reports": ListingStatusReport.objects.filter(within("business__"), **live).count(),
-        "listing_sites": ListingSite.objects.filter(within("business__"), **live).count(),
-        "media": MediaItem.objects.filter(within("business__"), **live).count(),
-        "questions": Question.objects.filter(within("business__"), **live).count(),
-        "answers": Answer.objects.filter(within("question__business__"), **live).count(),
+        "businesses": count(businesses),
+        "locations": count(businesses.filter(type=Business.Type.BUSINESS)),
+        "status_reports": count(ListingStatusReport.objects.filter(within("business__"),
+                                                                   **live)),
+        "listing_sites": count(ListingSite.objects.filter(within("business__"), **live)),
+        "media": count(MediaItem.objects.filter(within("business__"), **live)),
+        "questions": count(Question.objects.filter(within("business__"), **live)),
+        "answers": count(Answer.objects.filter(within("question__business__"), **live)),
     }
     if scope is None:
-        counts["competitor_metrics"] = CompetitorMetric.objects.filter(**live).count()
-        counts["survey_responses"] = SurveyResponse.objects.filter(**live).count()
+        counts["competitor_metrics"] = count(CompetitorMetric.objects.filter(**live))
+        counts["survey_responses"] = count(SurveyResponse.objects.filter(**live))
     return counts
 
 

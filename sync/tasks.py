@@ -6,6 +6,8 @@ killed mid-step leaves the message to be delivered again.
 
 from __future__ import annotations
 
+import functools
+
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError
@@ -13,7 +15,7 @@ from django.utils import timezone
 
 from accounts.models import Reseller, SyncRun
 from portal.retries import retry_delay
-from portal.tenancy import current_tenant, tenant_scope, tenant_task
+from portal.tenancy import tenant_scope
 from provider import RateLimited, Transient
 from sync import services as syncing
 
@@ -55,37 +57,60 @@ def _dispatcher_for(reseller_id: int) -> syncing.Dispatcher:
     )
 
 
+def run_step(func):
+    """Run a step inside the scope of the reseller of its run.
+
+    As `tenant_task` does, but the run comes with its reseller (and scope) in one statement,
+    the step's first, instead of the reseller alone and then the run; the pair of ids must
+    match, so a message cannot name another reseller's run."""
+
+    @functools.wraps(func)
+    def wrapper(self, *, reseller_id: int, run_id: int, **kwargs):
+        run = SyncRun.unscoped.select_related("reseller", "scope").get(
+            pk=run_id, reseller_id=reseller_id)
+        with tenant_scope(run.reseller):
+            return func(self, reseller_id=reseller_id, run_id=run_id, run=run, **kwargs)
+
+    return wrapper
+
+
 @shared_task(**STEP_OPTIONS)
-@tenant_task
-def sync_run_task(self, *, reseller_id: int, run_id: int) -> None:
+@run_step
+def sync_run_task(self, *, reseller_id: int, run_id: int, run: SyncRun) -> None:
     try:
-        syncing.sync_walk_and_dispatch(tenant=current_tenant(),
-                                       run_id=run_id, dispatcher=_dispatcher_for(reseller_id))
+        syncing.sync_walk_and_dispatch(tenant=run.reseller, run_id=run_id, run=run,
+                                       dispatcher=_dispatcher_for(reseller_id))
     except (RateLimited, Transient, SoftTimeLimitExceeded) as exc:
         return _retry_or_fail(self, run_id, exc)
 
 
 @shared_task(**STEP_OPTIONS)
-@tenant_task
 def sync_location_chunk_task(self, *, reseller_id: int, run_id: int, attempt: int,
                              expected: int, first_pk: int | None = None,
-                             last_pk: int | None = None,
-                             remote_ids: list[int] | None = None) -> None:
-    try:
-        syncing.sync_location_chunk(tenant=current_tenant(), run_id=run_id,
-                                    attempt=attempt, first_pk=first_pk, last_pk=last_pk,
-                                    remote_ids=remote_ids, expected=expected)
-    except (RateLimited, Transient, SoftTimeLimitExceeded) as exc:
-        return _retry_or_fail(self, run_id, exc)
+                             last_pk: int | None = None, remote_ids: list[int] | None = None,
+                             resources: list[str] | None = None) -> None:
+    # The chunk's first read brings its run's reseller, and mostly its locations too.
+    run, locations = syncing.location_chunk_read(reseller_id=reseller_id, run_id=run_id,
+                                                 attempt=attempt, remote_ids=remote_ids,
+                                                 resources=resources)
+    with tenant_scope(run.reseller):
+        try:
+            syncing.sync_location_chunk(tenant=run.reseller, run_id=run_id, run=run,
+                                        locations=locations, attempt=attempt,
+                                        first_pk=first_pk, last_pk=last_pk,
+                                        remote_ids=remote_ids, expected=expected)
+        except (RateLimited, Transient, SoftTimeLimitExceeded) as exc:
+            return _retry_or_fail(self, run_id, exc)
 
 
 @shared_task(**STEP_OPTIONS)
-@tenant_task
-def sync_account_resource_task(self, *, reseller_id: int, run_id: int, attempt: int,
-                               resource: str) -> None:
+@run_step
+def sync_account_resource_task(self, *, reseller_id: int, run_id: int, run: SyncRun,
+                               attempt: int, resource: str | None = None,
+                               resources: list[str] | None = None) -> None:
     try:
-        syncing.sync_account_resource(tenant=current_tenant(), run_id=run_id,
-                                      attempt=attempt, resource=resource)
+        syncing.sync_account_resource(tenant=run.reseller, run_id=run_id, run=run,
+                                      attempt=attempt, resource=resource, resources=resources)
     except (RateLimited, Transient, SoftTimeLimitExceeded) as exc:
         return _retry_or_fail(self, run_id, exc)
 

@@ -2,6 +2,7 @@
 shares what it learned between processes and runs."""
 
 import threading
+import time
 
 import pytest
 
@@ -243,3 +244,13 @@ def test_the_first_cut_goes_to_what_the_provider_answered(tmp_path, clock):
     policy = pacer.policy
     assert pacer.learned_rate("key") == pytest.approx(80 * (1 - policy.margin))
     assert PacerState.from_record(pacer._store.read("key"), policy).ceiling == 80
+
+
+def test_the_pacer_tells_when_a_caller_of_the_process_last_waited(pacer, clock):
+    """As the limiters do: a request sent at once did not wait; one spaced after the last did."""
+    pacer.acquire("key", max_wait=10)
+    assert pacer.last_wait("key") is None
+    before = time.monotonic()
+    pacer.acquire("key", max_wait=10)  # the next slot is 1/rate after the first
+    assert before <= pacer.last_wait("key") <= time.monotonic()
+    assert pacer.last_wait("another") is None

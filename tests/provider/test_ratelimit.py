@@ -169,3 +169,23 @@ def test_file_limiter_limits_across_processes(tmp_path):
 
 def test_redis_limiter_limits_across_processes(redis_prefix):
     _assert_within_limit(_run_processes("redis", redis_prefix))
+
+
+@pytest.mark.parametrize("kind", ["file", "redis"])
+def test_a_limiter_tells_when_a_caller_of_the_process_last_waited(kind, tmp_path, request):
+    """What a sync reads to tell whether the allowance is used up: a request that took a free
+    slot did not wait; one that found the window full did."""
+    clock = FakeClock()
+    if kind == "file":
+        limiter = FileRateLimiter(tmp_path, sleep=clock.sleep, clock=clock)
+    else:
+        prefix = request.getfixturevalue("redis_prefix")
+        limiter = RedisRateLimiter(REDIS_URL, key_prefix=prefix, sleep=time.sleep)
+    limiter.acquire("fp", 2, 1, max_wait=5)
+    limiter.acquire("fp", 2, 1, max_wait=5)
+    assert limiter.last_wait("fp") is None
+    before = time.monotonic()
+    limiter.acquire("fp", 2, 1, max_wait=5)  # the window is full: it waits
+    assert before <= limiter.last_wait("fp") <= time.monotonic()
+    assert limiter.last_wait("another") is None
+    assert NullRateLimiter().last_wait("fp") is None

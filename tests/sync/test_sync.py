@@ -301,3 +301,25 @@ def test_each_location_keeps_the_synced_share_of_its_report(reseller):
         assert report.business.needs_action == report.needs_action
     containers = Business.unscoped.filter(reseller=reseller).exclude(type="Business")
     assert set(containers.values_list("synced_percent", flat=True)) == {None}
+
+
+def test_a_run_of_a_subtree_through_its_tasks_counts_only_the_subtree(reseller, settings):
+    from portal.celery import app
+
+    settings.SYNC_CHUNK_SIZE = 1
+    run_sync(reseller, "businesses")
+    with tenant_scope(reseller):
+        client = Business.objects.filter(type__startswith="Enterprise").first()
+        under = Business.objects.filter(client.subtree_q(), type="Business").count()
+    assert under >= 2, "the test needs a client of several chunks"
+    app.conf.task_always_eager = True
+    try:
+        with tenant_scope(reseller), transaction.atomic():
+            run, _ = syncing.sync_start(tenant=reseller, actor=None, scope=client)
+    finally:
+        app.conf.task_always_eager = False
+    with tenant_scope(reseller):
+        run.refresh_from_db()
+    assert run.status == SyncRun.Status.SUCCEEDED, run.errors
+    assert run.counts["locations"] == run.counts["status_reports"] == under
+    assert "competitor_metrics" not in run.counts

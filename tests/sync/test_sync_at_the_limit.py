@@ -10,16 +10,21 @@ import threading
 import time
 
 import pytest
+from django.core.cache import cache
 from django.db import connection
+from django.db.models import F
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from accounts.models import AuditEvent, Business, Reseller, SyncRun
+from listings.models import ListingStatusReport
 from portal.tenancy import tenant_scope
 from provider import ProviderClient
 from reviews_app import services as reviews_services
 from reviews_app.models import Survey, SurveyResponse
 from sandbox import models as sandbox
 from sync import services as syncing
+from sync import tasks as sync_tasks
 from tests.factories import ResellerFactory
 from tests.live import join_live_server_requests
 from tests.sync.test_sync import KEY, partner, run_sync, seed
@@ -206,7 +211,11 @@ def test_workers_get_the_account_resources_before_the_walk_and_locations_as_foun
         syncing.sync_walk_and_dispatch(tenant=reseller, run_id=run.pk,
                                        dispatcher=recorder.dispatcher)
         kinds = [event for event, _step in recorder.events]
-        assert kinds[:len(syncing.ACCOUNT_RESOURCES)] == ["account"] * 5
+        # One step, survey responses (pages of seconds) first.
+        assert kinds[0] == "account" and kinds.count("account") == 1
+        assert recorder.steps("account")[0]["resources"] == [
+            "survey_responses", "ai_search", "review_counts", "competitor_metrics",
+            "competitive_ranking"]
         last_reply = max(i for i, kind in enumerate(kinds) if kind == "reply")
         assert kinds.index("chunk") < last_reply, "no location went out before the walk ended"
 
@@ -214,7 +223,10 @@ def test_workers_get_the_account_resources_before_the_walk_and_locations_as_foun
         handed_out = [number for step in chunks for number in step["remote_ids"]]
         locations = Business.objects.filter(type="Business")
         assert sorted(handed_out) == sorted(locations.values_list("remote_id", flat=True))
-        assert [step["expected"] for step in chunks] == [6] * 6 + [4]
+        # The first locations found go out at once, the others a full chunk at a time, and
+        # what is left when the walk ends.
+        sizes = [step["expected"] for step in chunks]
+        assert 0 < sizes[0] < 6 and set(sizes[1:-1]) == {6} and 0 < sizes[-1] <= 6, sizes
 
         run.refresh_from_db()
         assert run.status == SyncRun.Status.RUNNING
@@ -269,13 +281,14 @@ def test_a_chunk_handed_out_by_the_walk_costs_the_same_statements(live_server, m
         chunks = recorder.steps("chunk")
         statements = []
         for step in chunks:
+            # As a worker runs it: the task reads the run's reseller with the locations.
             with CaptureQueriesContext(connection) as captured:
-                syncing.sync_location_chunk(tenant=reseller, **step)
+                sync_tasks.sync_location_chunk_task(reseller_id=reseller.pk, **step)
             statements.append(len(captured.captured_queries))
         run.refresh_from_db()
     assert run.status == SyncRun.Status.SUCCEEDED, run.errors
-    assert len(chunks) == 5
-    assert set(statements[:-1]) == {CHUNK_STATEMENTS}, statements
+    assert len(chunks) == 6  # the first two found at once, four of eight, the last six
+    assert set(statements[:-1]) == {CHUNK_STATEMENTS - 1}, statements
     # The total is reserved in doubling steps, not once per chunk.
     reservations = [q for q in walk.captured_queries
                     if q["sql"].startswith('UPDATE "accounts_syncrun" SET "total"')]
@@ -301,3 +314,135 @@ def test_a_key_refused_to_several_steps_at_once_is_recorded_once(live_server):
     assert reseller.status == Reseller.Status.KEY_REJECTED
     assert run.status == SyncRun.Status.FAILED
     assert recorded == 1
+
+
+def test_a_chunk_task_of_an_older_attempt_asks_nothing_and_one_of_removed_locations_counts(
+        live_server, monkeypatch, settings):
+    """The chunk's task reads its locations only while its run is at the chunk's attempt: a
+    chunk left from an older attempt asks the provider nothing; a chunk whose locations were
+    all removed since the walk still counts them as done."""
+    settings.SYNC_CHUNK_SIZE = 6
+    reseller = _reseller(live_server, locations=12, follow_surveys=False)
+    recorder = Recorder(monkeypatch, reseller)
+    with tenant_scope(reseller):
+        run, _ = syncing.sync_run_create(
+            tenant=reseller, actor=None, resources=["businesses", *syncing.LOCATION_RESOURCES])
+        syncing.sync_walk_and_dispatch(tenant=reseller, run_id=run.pk,
+                                       dispatcher=recorder.dispatcher)
+    first, second, *others = recorder.steps("chunk")
+    asked = InFlight(monkeypatch, "location_status", hold=0)
+
+    SyncRun.unscoped.filter(pk=run.pk).update(attempt=F("attempt") + 1)
+    sync_tasks.sync_location_chunk_task(reseller_id=reseller.pk, **first)
+    run.refresh_from_db()
+    assert (asked.calls, run.done) == (0, 0)
+
+    SyncRun.unscoped.filter(pk=run.pk).update(attempt=F("attempt") - 1)
+    Business.unscoped.filter(reseller=reseller, remote_id__in=second["remote_ids"]).update(
+        removed_at=timezone.now())
+    sync_tasks.sync_location_chunk_task(reseller_id=reseller.pk, **second)
+    run.refresh_from_db()
+    assert (asked.calls, run.done) == (0, second["expected"])
+    for step in [first, *others]:
+        sync_tasks.sync_location_chunk_task(reseller_id=reseller.pk, **step)
+    run.refresh_from_db()
+    assert asked.calls == 12 - second["expected"]
+    assert run.status == SyncRun.Status.SUCCEEDED and run.done == run.total == 12
+
+
+# -- the end of a run ---------------------------------------------------------------------------
+
+
+def _one_chunk(live_server, monkeypatch, settings, *, locations=16):
+    settings.SYNC_CHUNK_SIZE = locations
+    reseller = _reseller(live_server, locations=locations, follow_surveys=False)
+    recorder = Recorder(monkeypatch, reseller)
+    with tenant_scope(reseller):
+        run, _ = syncing.sync_run_create(
+            tenant=reseller, actor=None, resources=["businesses", *syncing.LOCATION_RESOURCES])
+        syncing.sync_walk_and_dispatch(tenant=reseller, run_id=run.pk,
+                                       dispatcher=recorder.dispatcher)
+        run.refresh_from_db()
+    # The walk hands out its first locations at once: one chunk of them all instead.
+    steps = recorder.steps("chunk")
+    chunk = {**steps[0], "remote_ids": [n for step in steps for n in step["remote_ids"]],
+             "expected": sum(step["expected"] for step in steps)}
+    cache.set(f"{syncing.chunk_counts_key(run)}:handed-out", 1)
+    return reseller, run, chunk
+
+
+class LastAsked:
+    """Counts the status reports already written when the chunk asks for its last location
+    (it waits a little for them, so that a write under way can land)."""
+
+    def __init__(self, monkeypatch, reseller, *, total: int, wait: float) -> None:
+        self.written: list[int] = []
+        calls, lock = [], threading.Lock()
+        original = ProviderClient.location_status
+
+        def noted(client, number, *args, **kwargs):
+            with lock:
+                calls.append(number)
+                last = len(calls) == total
+            if last:
+                reports = ListingStatusReport.unscoped.filter(reseller=reseller)
+                deadline = time.monotonic() + wait
+                try:
+                    while not reports.exists() and time.monotonic() < deadline:
+                        time.sleep(0.05)
+                    self.written.append(reports.count())
+                finally:
+                    connection.close()  # this fetch thread's own connection
+            return original(client, number, *args, **kwargs)
+
+        monkeypatch.setattr(ProviderClient, "location_status", noted)
+
+
+def test_a_chunk_at_the_limit_with_others_still_to_start_keeps_its_threads_and_writes_at_its_end(
+        live_server, monkeypatch, settings):
+    reseller, run, chunk = _one_chunk(live_server, monkeypatch, settings)
+    cache.set(f"{syncing.chunk_counts_key(run)}:handed-out", 2)  # another waits for a worker
+
+    class UsedUp:
+        """The process's limiter, as it is when every request waits for its slot (the
+        allowance used up by the other chunks)."""
+
+        def last_wait(self, key):
+            return time.monotonic()
+
+    monkeypatch.setattr(syncing, "shared_rate_limiter", UsedUp)
+    overlap = syncing._writes_may_overlap_requests()
+    if overlap:
+        last = LastAsked(monkeypatch, reseller, total=16, wait=1.0)
+    asked = InFlight(monkeypatch, "location_status")
+    with tenant_scope(reseller):
+        syncing.sync_location_chunk(tenant=reseller, **chunk)
+        assert ListingStatusReport.objects.count() == 16
+    assert asked.calls == 16
+    assert asked.most <= settings.SYNC_FETCH_THREADS
+    if overlap:
+        assert last.written == [0]
+
+
+def test_the_last_chunks_fetch_with_more_threads_while_the_allowance_goes_unused_and_write_ahead(
+        live_server, monkeypatch, settings):
+    """At the end of a run every chunk has started and the workers run out of chunks one by
+    one: the chunks still fetching take more threads while their requests do not wait for a
+    slot, and write most of what they have while their last locations are fetched, so that
+    little is left to write after the run's last request."""
+    reseller, run, chunk = _one_chunk(live_server, monkeypatch, settings)
+    # This chunk is the run's only one (all have started), far below the limit (1000/s).
+    overlap = syncing._writes_may_overlap_requests()
+    if overlap:
+        last = LastAsked(monkeypatch, reseller, total=16, wait=10.0)
+    asked = InFlight(monkeypatch, "location_status")
+    with tenant_scope(reseller):
+        syncing.sync_location_chunk(tenant=reseller, **chunk)
+        run.refresh_from_db()
+        assert ListingStatusReport.objects.count() == 16
+    assert run.status == SyncRun.Status.SUCCEEDED, run.errors
+    assert asked.calls == 16
+    assert settings.SYNC_FETCH_THREADS < asked.most <= syncing.WIDEST * settings.SYNC_FETCH_THREADS
+    if overlap:
+        # Written ahead: the first ones, once no more than a quarter were left to fetch.
+        assert len(last.written) == 1 and 2 <= last.written[0] < 16, last.written

@@ -21,7 +21,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 # Statements of one location chunk: its run, its locations, five upserts (status reports,
 # listing sites, media, questions, answers), four removal marks and the businesses' synced %
-# in one transaction (BEGIN and COMMIT count here too), and one progress update.
+# in one transaction (BEGIN and COMMIT count here too), and one progress update. (Only a
+# chunk still fetching when workers run out of chunks writes twice: tests/sync/
+# test_sync_at_the_limit.py.)
 CHUNK_STATEMENTS = 15
 
 
@@ -69,7 +71,7 @@ def test_a_chunk_costs_the_same_few_statements_whatever_its_size(live_server, se
     settings.SYNC_CHUNK_SIZE = 3
     of_three = _chunk_statements(_reseller(live_server, 12))
     assert (len(of_six), len(of_three)) == (2, 4)
-    # The last chunk also counts the mirror's rows for the run's summary.
+    # The last chunk also closes the run.
     assert set(of_six[:-1]) == set(of_three[:-1]) == {CHUNK_STATEMENTS}, (of_six, of_three)
 
 
