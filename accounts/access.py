@@ -110,6 +110,22 @@ POLICY: dict[str, Rule] = {
     # (learned from all its sites): every unlimited member reads them, an owner changes them.
     "late_sites": Rule(VIEWER, MANAGER, SUBTREE),
     "settings_directory_delays": Rule(VIEWER, OWNER, ACCOUNT),
+    # -- reports: the report (page, PDF) ------------------------------------------------------
+    # A client's report of what the member sees: a limited member's is of their subtree.
+    "report": Rule(VIEWER, MANAGER, SUBTREE),
+    "report_pdf": Rule(VIEWER, MANAGER, SUBTREE),
+    # -- reports: schedules -------------------------------------------------------------------
+    # Viewers read the schedules and the reports sent (and download them); managers make,
+    # change, preview, send and delete them, a limited one within their subtree only (the
+    # whole account's report is for members without a limit: the selectors and services).
+    "report_schedule_list": Rule(VIEWER, MANAGER, SUBTREE),
+    "report_schedule_new": Rule(MANAGER, MANAGER, SUBTREE),
+    "report_schedule_preview": Rule(MANAGER, MANAGER, SUBTREE),
+    "report_schedule_edit": Rule(VIEWER, MANAGER, SUBTREE),
+    "report_schedule_delete": Rule(MANAGER, MANAGER, SUBTREE),
+    "report_schedule_send_now": Rule(MANAGER, MANAGER, SUBTREE),
+    "sent_report_list": Rule(VIEWER, MANAGER, SUBTREE),
+    "sent_report_pdf": Rule(VIEWER, MANAGER, SUBTREE),
     "bulk_change_list": Rule(VIEWER, MANAGER, SUBTREE),
     # Making a bulk change is its only use: a viewer has nothing to do there.
     "bulk_change_new": Rule(MANAGER, MANAGER, SUBTREE),
@@ -182,6 +198,14 @@ POLICY: dict[str, Rule] = {
     "api_alert_rules": Rule(MANAGER, OWNER, ACCOUNT),
     "api_late_sites": Rule(VIEWER, MANAGER, SUBTREE),
     "api_directory_delays": Rule(VIEWER, OWNER, ACCOUNT),
+    # -- reports API: the report --------------------------------------------------------------
+    "api_report_render": Rule(VIEWER, MANAGER, SUBTREE),
+    "api_report_summary": Rule(VIEWER, MANAGER, SUBTREE),
+    # -- reports API: schedules ---------------------------------------------------------------
+    "api_report_schedule_list": Rule(VIEWER, MANAGER, SUBTREE),
+    "api_report_schedule_detail": Rule(VIEWER, MANAGER, SUBTREE),
+    "api_sent_report_list": Rule(VIEWER, MANAGER, SUBTREE),
+    "api_sent_report_pdf": Rule(VIEWER, MANAGER, SUBTREE),
 }
 
 # What a sync may fetch for a member: the tree walk, the locations' own data and the review

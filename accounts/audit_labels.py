@@ -57,6 +57,11 @@ ACTION_LABELS: dict[str, str] = {
     "listings.exported": "Listings exported as a file (CSV or Excel)",
     "listing_import.created": "Listings file imported: preview made, nothing sent",
     "listing_import.applied": "Imported listings file made into a bulk change",
+    "report_schedule.created": "Report schedule made (a client's report emailed weekly or "
+                               "monthly)",
+    "report_schedule.updated": "Report schedule changed",
+    "report_schedule.deleted": "Report schedule deleted",
+    "report_schedule.sent_now": "Report of a schedule sent now",
 }
 
 # Changes sent to the provider through the outbox record "outbox.<kind>.<what happened>".

@@ -25,9 +25,12 @@ LOGO_CONTENT_ID = "brand-logo"
 
 
 def brand_email(*, brand: ResellerBrand, subject: str, to: list[str], text: str,
-                html: str = "") -> EmailMultiAlternatives:
+                html: str = "",
+                attachments: list[tuple[str, bytes, str]] | None = None
+                ) -> EmailMultiAlternatives:
     """The email, ready to send: the brand's sender and reply address, the text, and the HTML
-    alternative with the logo attached inline (referred to as cid:brand-logo)."""
+    alternative with the logo attached inline (referred to as cid:brand-logo). `attachments`
+    are (file name, bytes, content type) files to open, such as a report's PDF."""
     message = EmailMultiAlternatives(subject=" ".join(subject.split()), body=text,
                                      from_email=brand.from_email, to=to,
                                      reply_to=brand.reply_to)
@@ -40,9 +43,13 @@ def brand_email(*, brand: ResellerBrand, subject: str, to: list[str], text: str,
             image.add_header("Content-ID", f"<{LOGO_CONTENT_ID}>")
             image.add_header("Content-Disposition", "inline", filename=brand.logo_file_name)
             # The HTML and its picture belong together (multipart/related), so readers show
-            # the logo in place rather than as an attachment.
-            message.mixed_subtype = "related"
+            # the logo in place rather than as an attachment. With files to open beside it the
+            # message stays multipart/mixed: readers still place the logo by its Content-ID.
+            if not attachments:
+                message.mixed_subtype = "related"
             message.attach(image)
+    for name, content, content_type in attachments or ():
+        message.attach(name, content, content_type)
     return message
 
 
@@ -58,11 +65,14 @@ def brand_email_render(*, brand: ResellerBrand, template: str, context: dict,
 
 
 def brand_email_send(*, brand: ResellerBrand, to: list[str], template: str, context: dict,
-                     subject_template: str) -> None:
-    """Render and send one email in the brand (see the module's docstring)."""
+                     subject_template: str,
+                     attachments: list[tuple[str, bytes, str]] | None = None) -> None:
+    """Render and send one email in the brand (see the module's docstring), with the files
+    of `attachments` ((file name, bytes, content type) each) attached."""
     subject, text, html = brand_email_render(brand=brand, template=template, context=context,
                                              subject_template=subject_template)
-    brand_email(brand=brand, subject=subject, to=to, text=text, html=html).send()
+    brand_email(brand=brand, subject=subject, to=to, text=text, html=html,
+                attachments=attachments).send()
 
 
 class BrandPasswordResetForm(PasswordResetForm):

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, BaseUserManager, PermissionsMixin
+from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q, Value
@@ -74,6 +75,16 @@ class WireDialect(models.TextChoices):
     PROVIDER = "provider", "The provider's own names (the real provider)"
 
 
+def validate_time_zone(value: str) -> None:
+    """A name of the zone database ("Europe/Paris"), as zoneinfo knows it."""
+    import zoneinfo
+
+    if value not in zoneinfo.available_timezones():
+        raise ValidationError("“%(zone)s” is not a time zone: choose one from the list, such as "
+                              "Europe/Paris or America/New_York.", code="invalid_choice",
+                              params={"zone": value})
+
+
 class Reseller(models.Model):
     """The tenant: an agency with its own provider account and key."""
 
@@ -128,6 +139,9 @@ class Reseller(models.Model):
     brand_logo_content_type = models.CharField(max_length=32, blank=True, editable=False)
     brand_logo_width = models.PositiveIntegerField(null=True, blank=True, editable=False)
     brand_logo_height = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    # The agency's own clock: its report schedules ("the 1st at 08:00") are in this zone.
+    time_zone = models.CharField(max_length=64, default="UTC", validators=[validate_time_zone],
+                                 help_text="The agency's time zone, e.g. Europe/Paris.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 
 from accounts.audit_labels import action_choices
 from accounts.models import Membership, Reseller, Role, WireDialect
+from accounts.profile_forms import zone_choices
 from accounts.settings_selectors import limit_business_get
 from portal.outbound import UnsafeURL, check_provider_base_url
 
@@ -56,6 +57,11 @@ class ConnectionForm(forms.Form):
     rate_limit_seconds = forms.IntegerField(
         label="Per window of (seconds)", min_value=1, max_value=86_400, required=False,
     )
+    time_zone = forms.ChoiceField(
+        label="Agency's time zone", required=False,
+        help_text="Report schedules send at their day and hour in this zone.",
+        error_messages={"invalid_choice": "Time zone: choose one from the list "
+                                          "(“%(value)s” is not one of them)."})
 
     def __init__(self, *args, reseller: Reseller, **kwargs):
         self.reseller = reseller
@@ -66,8 +72,11 @@ class ConnectionForm(forms.Form):
             "rate_limit_seconds": reseller.rate_limit_seconds,
             "rate_limit_auto": "auto" if reseller.rate_limit_auto else "fixed",
             "wire_dialect": reseller.wire_dialect,
+            "time_zone": reseller.time_zone,
         })
         super().__init__(*args, **kwargs)
+        # Every zone but the blank "portal's zone" of a member's profile: an agency has one.
+        self.fields["time_zone"].choices = zone_choices(current=reseller.time_zone)[1:]
         if not reseller.has_api_key:
             self.fields["api_key"].help_text = ("No key is stored yet. The key is stored "
                                                 "encrypted and is never shown again.")
@@ -91,6 +100,8 @@ class ConnectionForm(forms.Form):
         # A form sent without these (an older page) keeps what the connection has.
         if data.get("wire_dialect") in (None, ""):
             data["wire_dialect"] = self.reseller.wire_dialect
+        if not data.get("time_zone") and "time_zone" not in self.errors:
+            data["time_zone"] = self.reseller.time_zone
         if data.get("rate_limit_auto") is None and "rate_limit_auto" not in self.errors:
             data["rate_limit_auto"] = self.reseller.rate_limit_auto
         for name in ("rate_limit_count", "rate_limit_seconds"):

@@ -26,7 +26,7 @@ from portal.outbound import UnsafeURL, check_provider_base_url, url_origin
 from provider import AuthError, NotFound, ProviderError, RateLimited, Rejected, Transient
 
 CONNECTION_FIELDS = ("provider_base_url", "account_number", "rate_limit_count",
-                     "rate_limit_seconds", "rate_limit_auto", "wire_dialect")
+                     "rate_limit_seconds", "rate_limit_auto", "wire_dialect", "time_zone")
 
 
 # -- the provider connection -----------------------------------------------------------------
@@ -65,10 +65,11 @@ def reseller_connection_update(
     rate_limit_auto: bool = False,
     wire_dialect: str = WireDialect.NEUTRAL,
     api_key: str = "",
+    time_zone: str | None = None,
 ) -> list[str]:
     """Save the connection settings; an empty `api_key` keeps the stored key, but only as long
     as the base URL stays on the origin the key was entered with (ValidationError on "api_key"
-    otherwise).
+    otherwise). `time_zone` None keeps the agency's zone.
 
     Returns the names of the fields that changed ("api_key" among them when the key was
     replaced). A replaced key clears a "key rejected" flag: the rejection was of the old key.
@@ -88,6 +89,8 @@ def reseller_connection_update(
     reseller.rate_limit_seconds = rate_limit_seconds
     reseller.rate_limit_auto = rate_limit_auto
     reseller.wire_dialect = wire_dialect
+    if time_zone is not None:
+        reseller.time_zone = time_zone
     key_changed = bool(api_key) and (credentials.fingerprint(api_key)
                                      != reseller.api_key_fingerprint)
     # The same key typed again with a new address: bind it to that address.

@@ -41,7 +41,7 @@ AUDIT_PAGE_SIZE = 50
 FIELD_NAMES = {"provider_base_url": "base URL", "account_number": "account number",
                "rate_limit_count": "rate limit", "rate_limit_seconds": "rate limit window",
                "rate_limit_auto": "learned rate limit", "wire_dialect": "names on the wire",
-               "api_key": "API key"}
+               "api_key": "API key", "time_zone": "time zone"}
 
 
 def _add_errors(form, exc: ValidationError, field: str | None = None) -> None:

@@ -78,6 +78,7 @@ INSTALLED_APPS = [
     "history",
     "alerts",
     "bulk",
+    "reports",
     "sandbox",
     "demo",
 ]
@@ -274,6 +275,13 @@ BULK_MAX_WAVES_PER_STEP = 100
 # The largest listings file an import reads (docs/listing-files.md).
 LISTING_IMPORT_MAX_BYTES = env.int("LISTING_IMPORT_MAX_BYTES", default=5 * 1024 * 1024)
 
+# Report schedules: how often the beat looks for schedules due (a report goes at most this
+# late), attempts at sending one before it is marked failed, and the first retry delay
+# (doubling each time).
+REPORTS_DUE_SECONDS = env.int("REPORTS_DUE_SECONDS", default=300)
+REPORTS_MAX_ATTEMPTS = env.int("REPORTS_MAX_ATTEMPTS", default=5)
+REPORTS_RETRY_BASE_SECONDS = env.int("REPORTS_RETRY_BASE_SECONDS", default=60)
+
 # Celery. Without a broker URL, kombu's filesystem transport under data/ needs no server.
 # The filesystem transport ignores the host, but kombu warns "No hostname was supplied" in
 # every process that sends or receives when the URL names none.
@@ -353,6 +361,11 @@ CELERY_BEAT_SCHEDULE = {
     "alerts-hourly": {
         "task": "alerts.tasks.alerts_hourly_task",
         "schedule": _crontab("5 * * * *"),
+    },
+    # The report schedules whose day and hour have come, in each reseller's time zone.
+    "report-schedules-due": {
+        "task": "reports.tasks.report_schedules_due_task",
+        "schedule": float(REPORTS_DUE_SECONDS),
     },
 }
 if SANDBOX_ENABLED:
@@ -436,6 +449,8 @@ SPECTACULAR_SETTINGS = {
         "BulkChangeStateEnum": "bulk.models.BulkChange.State",
         "BulkChangeItemStateEnum": "bulk.models.BulkChangeItem.State",
         "ListingImportStateEnum": "bulk.api.file_serializers.IMPORT_STATES",
+        "ReportFrequencyEnum": "reports.models.Frequency",
+        "SentReportStateEnum": "reports.models.SentReport.State",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -22,6 +22,7 @@ tenant_patterns = [
     path("", include("alerts.urls")),
     path("", include("bulk.urls")),
     path("", include("bulk.file_urls")),
+    path("", include("reports.urls")),
 ]
 
 api_tenant_patterns = [
@@ -35,6 +36,7 @@ api_tenant_patterns = [
     path("", include("bulk.api.urls")),
     path("", include("history.api.urls")),
     path("", include("alerts.api.urls")),
+    path("", include("reports.api.urls")),
 ]
 
 # Redoc injects the style of its components at run time and builds its search index in a

@@ -2,7 +2,7 @@ from django.core.exceptions import ValidationError
 from rest_framework import serializers
 
 from accounts.audit_labels import action_label
-from accounts.models import AuditEvent, Business, Reseller, WireDialect
+from accounts.models import AuditEvent, Business, Reseller, WireDialect, validate_time_zone
 from accounts.services import RATE_LIMIT_RULE, rate_limit_parse
 from portal.api.serializers import StrictSerializer
 
@@ -72,11 +72,15 @@ class ConnectionSerializer(StrictSerializer, serializers.ModelSerializer):
                   "provider's own names.")
     api_key = serializers.CharField(source="api_key_masked", read_only=True)
     status = serializers.CharField(source="get_status_display", read_only=True)
+    time_zone = serializers.CharField(
+        max_length=64, required=False,
+        help_text="The agency's time zone (a name of the zone database, such as Europe/Paris): "
+                  "report schedules send at their day and hour in it.")
 
     class Meta:
         model = Reseller
         fields = ["provider_base_url", "account_number", "api_key", "api_key_fingerprint",
-                  "status", "rate_limit", "learned_rate", "dialect"]
+                  "status", "rate_limit", "learned_rate", "dialect", "time_zone"]
         read_only_fields = ["provider_base_url", "account_number", "api_key_fingerprint"]
 
     def to_internal_value(self, data):
@@ -90,8 +94,16 @@ class ConnectionSerializer(StrictSerializer, serializers.ModelSerializer):
 
     def validate(self, attrs):
         if not attrs:
-            raise serializers.ValidationError("Nothing to change: send rate_limit or dialect.")
+            raise serializers.ValidationError("Nothing to change: send rate_limit, dialect or "
+                                              "time_zone.")
         return attrs
+
+    def validate_time_zone(self, value: str) -> str:
+        try:
+            validate_time_zone(value)
+        except ValidationError as exc:
+            raise serializers.ValidationError(exc.messages) from exc
+        return value
 
     def get_learned_rate(self, reseller: Reseller) -> float | None:
         rate = self.context["learned_rate"]

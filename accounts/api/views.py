@@ -92,8 +92,9 @@ class AuditEventList(TenantAPIMixin, generics.ListAPIView):
                responses={200: ConnectionSerializer, **READ_ERRORS, 403: ERRORS[403]})
 class Connection(TenantAPIMixin, generics.RetrieveUpdateAPIView):
     """The reseller's provider connection. PATCH sets the rate limit (`auto`, learned from the
-    provider's answers, or a known `COUNT/SECONDS`) and the names spoken on the wire; the API
-    key is entered in the portal's settings only and never shown here."""
+    provider's answers, or a known `COUNT/SECONDS`), the names spoken on the wire and the
+    agency's time zone (the clock of its report schedules); the API key is entered in the
+    portal's settings only and never shown here."""
 
     api_description = __doc__  # written for API users (portal.api.schema)
 
@@ -120,4 +121,5 @@ class Connection(TenantAPIMixin, generics.RetrieveUpdateAPIView):
             provider_base_url=tenant.provider_base_url, account_number=tenant.account_number,
             rate_limit_auto=auto, rate_limit_count=count or tenant.rate_limit_count,
             rate_limit_seconds=seconds or tenant.rate_limit_seconds,
-            wire_dialect=data.get("wire_dialect", tenant.wire_dialect))
+            wire_dialect=data.get("wire_dialect", tenant.wire_dialect),
+            time_zone=data.get("time_zone"))

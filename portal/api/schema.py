@@ -49,6 +49,10 @@ TAGS: dict[str, str] = {
                   "and the names it speaks on the wire.",
     "Brand": "The agency's own look (owners only): product name, logo, colours, the sender "
              "of its emails, and its own address, where the sign-in page shows the brand.",
+    "Reports": "A client's report over a period (a reseller, an enterprise or a location, or "
+               "the whole account): its figures, and the PDF in the agency's brand.",
+    "Report schedules": "A client's report emailed as a PDF weekly or monthly, at a day and "
+                        "hour of the agency's time zone; the reports sent, with their PDFs.",
 }
 
 # The resource names of a URL after /api/v1/t/{slug}/ (or after businesses/{remote_id}/).
@@ -85,6 +89,9 @@ SEGMENT_TAGS: dict[str, str] = {
     "audit-events": "Audit log",
     "connection": "Connection",
     "brand": "Brand",
+    "reports": "Reports",
+    "report-schedules": "Report schedules",
+    "sent-reports": "Report schedules",
 }
 
 

@@ -39,7 +39,14 @@ from sandbox.models import Survey as SandboxSurvey
 from tests.e2e.conftest import PHONE, assert_fits, sign_in, sync_inline, too_wide, viewport_page
 from tests.factories import MembershipFactory, UserFactory
 from tests.live import join_live_server_requests
-from tests.security.world import Tenant, UnknownKwarg, change_rows, fill_kwargs, url_routes
+from tests.security.world import (
+    Tenant,
+    UnknownKwarg,
+    change_rows,
+    fill_kwargs,
+    report_schedule_rows,
+    url_routes,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -362,6 +369,9 @@ def world(live_server, settings, sandbox_reseller, eager_celery):
         notifications = {membership.pk: Notification.objects.get(alert=alert,
                                                                  membership=membership)
                          for membership in (owner, limited)}
+    # A report schedule of the location, with a report it sent.
+    with tenant_scope(reseller):
+        schedule_rows = report_schedule_rows(reseller, location, "Phone")
     tenants = {}
     for membership in (owner, limited):
         tenants[membership.pk] = Tenant(
@@ -372,7 +382,8 @@ def world(live_server, settings, sandbox_reseller, eager_celery):
             change=version.outbox_entry, version=version,
             subscription=subscription, survey=response.survey, survey_response=response,
             extra={"event": event, "bulk_change": bulk_change, "listing_import": listing_import,
-                   "notifications": {Role.OWNER: notifications[membership.pk]}})
+                   "notifications": {Role.OWNER: notifications[membership.pk]},
+                   **schedule_rows})
     yield {"owner": owner, "limited": limited, "tenants": tenants}
     join_live_server_requests()
 

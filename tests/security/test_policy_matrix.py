@@ -44,6 +44,8 @@ class Place:
     member: int
     bulk_change: int
     listing_import: int = 0
+    report_schedule: int = 0
+    sent_report: int = 0
 
 
 @dataclass
@@ -88,6 +90,14 @@ def _listing_import(reseller, location, scope) -> int:
     return listing_import.pk
 
 
+def _report_schedule(reseller, location) -> dict:
+    """A report schedule of `location` and a report it sent, as Place's fields."""
+    from tests.security.world import report_schedule_rows
+
+    rows = report_schedule_rows(reseller, location, OUTSIDE_MARKER)
+    return {"report_schedule": rows["report_schedule"].pk, "sent_report": rows["sent_report"].pk}
+
+
 def _outside_rows(tenant, root_limit_members) -> Place:
     """A second branch of tenant a beside the limited members' one, with a row of each kind."""
     reseller = tenant.reseller
@@ -115,7 +125,8 @@ def _outside_rows(tenant, root_limit_members) -> Place:
     return Place(remote_id=location.remote_id, number=version.number, sync_run=run.pk,
                  change=change.pk, event=_event(reseller, location, "outside-event"),
                  member=member.pk, bulk_change=_bulk_change(reseller, location, branch),
-                 listing_import=_listing_import(reseller, location, branch))
+                 listing_import=_listing_import(reseller, location, branch),
+                 **_report_schedule(reseller, location))
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +163,9 @@ def limited(world, django_db_blocker):
                        event=_event(tenant.reseller, tenant.business, "inside-event"),
                        member=members[Role.VIEWER].pk,
                        bulk_change=_bulk_change(tenant.reseller, tenant.business, root),
-                       listing_import=_listing_import(tenant.reseller, tenant.business, root))
+                       listing_import=_listing_import(tenant.reseller, tenant.business, root),
+                       report_schedule=tenant.extra["report_schedule"].pk,
+                       sent_report=tenant.extra["sent_report"].pk)
         outside = _outside_rows(tenant, users)
     yield Limited(members=members, tokens=tokens, token_pks=token_pks, inside=inside,
                   outside=outside, users=users)
@@ -174,6 +187,8 @@ def fill(route: Route, tenant, place: Place, own_token: int) -> dict:
         "api_notification": OWN_NOTIFICATIONS.get(own_token, 0),
         "api_bulk_change": place.bulk_change, "bulk_change": place.bulk_change,
         "api_listing_import": place.listing_import, "listing_import": place.listing_import,
+        "report_schedule": place.report_schedule, "api_report_schedule": place.report_schedule,
+        "sent_report": place.sent_report, "api_sent_report": place.sent_report,
     }
     remote_ids = {"subscription_delete_confirm": tenant.subscription.remote_id,
                   "api_subscription_detail": tenant.subscription.remote_id,

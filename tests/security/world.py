@@ -31,6 +31,7 @@ from listings.models import (
 from media_app.models import MediaItem
 from outbox.models import OutboxEntry
 from portal.tenancy import tenant_scope
+from reports.models import ReportSchedule, SentReport
 from reviews_app.models import (
     CompetitiveRanking,
     CompetitorMetric,
@@ -146,7 +147,8 @@ def build_tenant(label: str, marker: str, id_base: int, *, api_key: str = "",
                   version=version, subscription=subscription, survey=survey,
                   survey_response=survey_response,
                   extra={**_event_rows(reseller, marker), **_bulk_rows(reseller, child, marker),
-                         **_alert_rows(reseller, child, marker, members)})
+                         **_alert_rows(reseller, child, marker, members),
+                         **report_schedule_rows(reseller, child, marker)})
 
 
 def change_rows(reseller: Reseller, business: Business,
@@ -222,6 +224,21 @@ def _alert_rows(reseller: Reseller, business: Business, marker: str, members: di
         reseller=reseller, alert=alert, membership=membership, kind=alert.kind,
         channel="portal") for role, membership in members.items()}
     return {"alert": alert, "notifications": notifications}
+
+
+def report_schedule_rows(reseller: Reseller, business: Business, marker: str) -> dict:
+    """A monthly report schedule of the location, and a report it sent (with its PDF)."""
+    schedule = ReportSchedule.unscoped.create(
+        reseller=reseller, business=business, frequency="monthly", day_of_month=1, hour=8,
+        recipients=[f"client-{marker.lower()}@example.com"],
+        next_send_at=timezone.now() + dt.timedelta(days=30), zone="UTC")
+    sent_report = SentReport.unscoped.create(
+        reseller=reseller, schedule=schedule, business=business,
+        period_start=dt.date(2026, 2, 1), period_end=dt.date(2026, 2, 28),
+        recipients=schedule.recipients, state="sent", attempts=1, sent_at=timezone.now(),
+        pdf=b"%PDF-1.4\n% " + marker.encode() + b" report\n%%EOF\n",
+        filename=f"report-{business.remote_id}-2026-02-01-2026-02-28.pdf", pages=1)
+    return {"report_schedule": schedule, "sent_report": sent_report}
 
 
 def destroy_tenant(tenant: Tenant) -> None:
@@ -304,6 +321,11 @@ KWARG_OVERRIDES = {
        for page in ("detail", "progress", "apply", "pause", "resume", "cancel", "rollback",
                     "cancel_confirm", "rollback_confirm")},
 }
+KWARG_OVERRIDES.update({(name, "pk"): lambda t: t.extra["report_schedule"].pk for name in (
+    "report_schedule_edit", "report_schedule_delete", "report_schedule_send_now",
+    "api_report_schedule_detail")})
+KWARG_OVERRIDES.update({(name, "pk"): lambda t: t.extra["sent_report"].pk for name in (
+    "sent_report_pdf", "api_sent_report_pdf")})
 KWARG_OVERRIDES.update({(name, "pk"): lambda t: t.extra["listing_import"].pk for name in (
     "listing_import_detail", "listing_import_apply", "api_listing_import_detail",
     "api_listing_import_apply")})
