@@ -12,8 +12,9 @@ A change moves by steps (`bulk_change_advance`), each one transaction holding th
   directory statuses read again first, and more new "Action Required" sites than the change's
   threshold pause it too. A healthy wave lets the next one start.
 
-A step runs when one of the change's outbox rows settles (the outbox's `entry_settled` signal)
-and from a periodic sweep, so a lost message delays a wave and loses nothing.
+A step runs when one of the change's outbox rows settles (the outbox's `entry_settled` signal;
+no second step is queued while one is waiting to start) and from a periodic sweep, so a lost
+message delays a wave and loses nothing.
 
 Rollback sends, for each location the change reached, the fields it set as they stood in the
 listing's previous accepted version, again as single edits through the outbox.
@@ -26,6 +27,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count, OuterRef, Q, Subquery
@@ -88,6 +90,31 @@ def _queue_advance(change: BulkChange) -> None:
                            change_id, exc_info=True)
 
     transaction.on_commit(queue)
+
+
+# An answer of the provider queues a step of its change unless a step queued earlier has not
+# started yet: that one will see this answer too. Otherwise every answer queued a step, and the
+# steps took turns at the change's row lock, each holding a worker the outbox could have sent
+# with. The mark expires after a sweep's interval: a lost step delays the change no longer than
+# the sweep would anyway.
+STEP_WAITING_KEY = "bulk-change-step-waiting:{change_id}"
+
+
+def bulk_change_step_mark(*, change_id: int) -> bool:
+    """Mark a step of the change as waiting; False when one already was (queue nothing)."""
+    try:
+        return cache.add(STEP_WAITING_KEY.format(change_id=change_id), 1,
+                         timeout=settings.OUTBOX_SWEEP_SECONDS)
+    except Exception:  # noqa: BLE001 - without the cache, a step too many is harmless
+        return True
+
+
+def bulk_change_step_unmark(*, change_id: int) -> None:
+    try:
+        cache.delete(STEP_WAITING_KEY.format(change_id=change_id))
+    except Exception:  # noqa: BLE001 - the mark expires on its own
+        logger.warning("bulk change %s: could not clear its waiting step", change_id,
+                       exc_info=True)
 
 
 # -- what users do -------------------------------------------------------------------------------
@@ -190,6 +217,8 @@ def bulk_change_rollback(*, tenant: Reseller, actor: User | None,
 
 def bulk_change_advance(*, tenant: Reseller, change_id: int) -> BulkChange | None:
     """One step of a change being sent or rolled back (see the module's docstring)."""
+    # From here on the step sees every answer already stored: a later one queues another step.
+    bulk_change_step_unmark(change_id=change_id)
     with transaction.atomic():
         change = (BulkChange.objects.select_for_update()
                   .filter(pk=change_id, reseller=tenant).first())
@@ -383,24 +412,43 @@ def _start_wave(change: BulkChange, wave: int) -> bool:
     stored = listing_submit_many(tenant=change.reseller, actor=change.created_by, submissions=[
         ListingSubmission(item.business, item.payload, f"Bulk change {change.pk}: {labels}")
         for item in sendable])
-    queued = 0
+    queued: dict[int, ListingVersion] = {}  # item's pk -> its version
     for item, version in zip(sendable, stored, strict=True):
         if isinstance(version, ListingBusy):
             item.state, item.note = Item.SKIPPED, BUSY
-            continue
-        item.state = Item.QUEUED
-        item.listing_version, item.outbox_entry = version, version.outbox_entry
-        item.action_required_before = before.get(item.business_id)
-        queued += 1
-    BulkChangeItem.objects.bulk_update(
-        items, ["wave", "state", "note", "listing_version", "outbox_entry",
-                "action_required_before"])
+        else:
+            queued[item.pk] = version
+    _store_wave(wave, items=items, queued=queued, before=before)
     change.current_wave = wave
     change.wave_started_at = timezone.now()
     change.wave_accepted_at = None
     change.save(update_fields=["current_wave", "wave_started_at", "wave_accepted_at"])
     # With nothing queued the wave is over at once, and the next may start.
-    return queued == 0
+    return not queued
+
+
+def _store_wave(wave: int, *, items: list[BulkChangeItem], queued: dict[int, ListingVersion],
+                before: dict[int, int]) -> None:
+    """The wave's items, queued with their versions or skipped, in statements that do not grow
+    with the wave: set-based updates. (`bulk_update` writes a CASE over every item for every
+    field; building it took Django seconds for a wave of thousands, and nothing was sent
+    meanwhile.)"""
+    skipped = [item for item in items if item.pk not in queued]
+    BulkChangeItem.objects.bulk_update(skipped, ["wave", "state", "note"])
+    if not queued:
+        return
+    version = ListingVersion.objects.filter(
+        pk__in=[version.pk for version in queued.values()], business_id=OuterRef("business_id"))
+    BulkChangeItem.objects.filter(pk__in=list(queued)).update(
+        wave=wave, state=Item.QUEUED, listing_version_id=Subquery(version.values("pk")[:1]),
+        outbox_entry_id=Subquery(version.values("outbox_entry_id")[:1]))
+    # Counts of sites: a few distinct values, whatever the number of locations.
+    by_count: dict[int, list[int]] = {}
+    for item in items:
+        if item.pk in queued and before.get(item.business_id) is not None:
+            by_count.setdefault(before[item.business_id], []).append(item.pk)
+    for count, pks in by_count.items():
+        BulkChangeItem.objects.filter(pk__in=pks).update(action_required_before=count)
 
 
 def _pause(change: BulkChange, reason: str) -> None:

@@ -471,3 +471,53 @@ def test_a_wave_is_queued_in_statements_that_do_not_grow_with_it():
     # low): a statement more, not sixty.
     assert few <= many <= few + 2, (few, many)
     assert few < 40
+
+
+def test_answers_queue_one_step_while_it_waits_to_start(monkeypatch, db):
+    """Every answer of a wave settles an outbox row; one step queued and not yet started sees
+    them all, so the answers after the first queue nothing until that step starts."""
+    from django.core.cache import cache
+
+    from bulk import receivers
+    from tests.factories import ResellerFactory
+
+    reseller = ResellerFactory()
+    entry = OutboxEntry(reseller=reseller, pk=1, kind=OutboxEntry.Kind.LISTING_CREATE)
+    queued = []
+    monkeypatch.setattr(receivers, "bulk_changes_of_entry", lambda entry: [41])
+    monkeypatch.setattr(receivers.tasks.bulk_change_advance_task, "delay",
+                        lambda **kwargs: queued.append(kwargs))
+    cache.delete(sending.STEP_WAITING_KEY.format(change_id=41))
+
+    for _ in range(5):
+        receivers.outbox_entry_settled(sender=None, entry=entry)
+    assert queued == [{"reseller_id": reseller.pk, "change_id": 41}]
+
+    # The step starts (the change is not this reseller's: it finds nothing to do) and from
+    # then on the next answer queues another step.
+    with tenant_scope(reseller):
+        assert sending.bulk_change_advance(tenant=reseller, change_id=41) is None
+    receivers.outbox_entry_settled(sender=None, entry=entry)
+    assert len(queued) == 2
+
+
+def test_a_step_that_could_not_be_queued_leaves_no_mark(monkeypatch, db):
+    from bulk import receivers
+    from tests.factories import ResellerFactory
+
+    reseller = ResellerFactory()
+    monkeypatch.setattr(receivers, "bulk_changes_of_entry", lambda entry: [42])
+    from django.core.cache import cache
+    cache.delete(sending.STEP_WAITING_KEY.format(change_id=42))
+
+    def broker_down(**kwargs):
+        raise ConnectionError("broker down")
+
+    monkeypatch.setattr(receivers.tasks.bulk_change_advance_task, "delay", broker_down)
+    calls = []
+    monkeypatch.setattr(receivers.logger, "warning", lambda *args, **kwargs: calls.append(args))
+    receivers.outbox_entry_settled(sender=None, entry=OutboxEntry(
+        reseller=reseller, pk=1, kind=OutboxEntry.Kind.LISTING_CREATE))
+    assert calls, "the failed queueing is logged"
+    # The mark is gone: the next answer (or the sweep) queues the step.
+    assert sending.bulk_change_step_mark(change_id=42) is True
