@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from statistics import median
@@ -29,6 +29,7 @@ from django.db.models import (
     Case,
     Count,
     DateTimeField,
+    ExpressionWrapper,
     F,
     IntegerField,
     OuterRef,
@@ -254,6 +255,94 @@ SORT_CHOICES = [("-late_by", "Most late first"), ("late_by", "Least late first")
 DEFAULT_SORT = "-late_by"
 
 
+# The sorts of the late sites' keys (`_late_keys`): the same orders by the names its rows carry
+# (sorting by location reads the locations, in one query: see `late_sites`).
+KEY_SORTS = {
+    "late_by": ("-due_at",), "-late_by": ("due_at",), "age": ("-status_since",),
+    "-age": ("status_since",), "site": ("site_name", "due_at"),
+    "-site": ("-site_name", "due_at"),
+}
+
+
+@dataclass(frozen=True)
+class _Range:
+    """The late sites one range of the aged-sites index answers (ListingSite's
+    `listing_site_aged_idx` on reseller, status, site_id, status_since): the sites of
+    `statuses` and of `sites` (None: of any site but `other_than`) holding their status for
+    longer than `days`. Their due moment is since + `days`, the same for the whole range."""
+
+    statuses: tuple[str, ...]
+    days: int
+    sites: tuple[int, ...] | None = None
+    other_than: tuple[int, ...] = ()
+
+    def q(self, now: datetime) -> Q:
+        late = Q(status__in=self.statuses, status_since__lt=now - timedelta(days=self.days))
+        if self.sites is not None:
+            late &= Q(site_id__in=self.sites)
+        if self.other_than:
+            late &= ~Q(site_id__in=self.other_than)
+        return late
+
+    def narrowed(self, *, site_id: int | None, status: str | None) -> _Range | None:
+        """The range within one site and one status (None: the range finds none of them)."""
+        statuses = self.statuses if status is None else tuple(
+            s for s in self.statuses if s == status)
+        if not statuses:
+            return None
+        if site_id is None:
+            return _Range(statuses, self.days, self.sites, self.other_than)
+        if (self.sites is not None and site_id not in self.sites) or site_id in self.other_than:
+            return None
+        return _Range(statuses, self.days, (site_id,))
+
+
+def _late_ranges(delays: Iterable[Delay]) -> list[_Range]:
+    """Late, as `_due_at` < now, cut into ranges of `status_since`: asking for action past the
+    grace, then each status and usual delay with the directories that share it, then the
+    directories the table does not know. Only the late sites are read, not every site waiting
+    (at 50,000 locations, 30,000 late among 115,000 waiting), in nine ranges with the
+    defaults."""
+    ranges = [_Range((ACTION_REQUIRED,), ACTION_REQUIRED_GRACE_DAYS)]
+    shared: dict[tuple[tuple[str, ...], int], list[int]] = {}
+    for delay in delays:
+        if delay.own_in_progress_days is not None:
+            shared.setdefault(((SUBMITTED,), delay.days), []).append(delay.site_id)
+            shared.setdefault(((IN_PROGRESS,), delay.own_in_progress_days),
+                              []).append(delay.site_id)
+        else:
+            shared.setdefault((WAITING, delay.days), []).append(delay.site_id)
+    ranges += [_Range(statuses, days, tuple(sites))
+               for (statuses, days), sites in shared.items()]
+    ranges.append(_Range(WAITING, UNKNOWN_SITE_DAYS,
+                         other_than=tuple(delay.site_id for delay in delays)))
+    return ranges
+
+
+def _late_q(ranges: list[_Range], now: datetime) -> Q:
+    """In one of the ranges (none: nothing is late)."""
+    if not ranges:
+        return Q(pk__in=[])
+    late = ranges[0].q(now)
+    for late_range in ranges[1:]:
+        late |= late_range.q(now)
+    return late
+
+
+def _aged_sites(*, tenant: Reseller, membership: Membership | None) -> QuerySet:
+    """The current sites waiting or asking for action of the current locations the member
+    may see."""
+    sites = ListingSite.objects.filter(reseller=tenant, removed_at__isnull=True,
+                                       status__in=AGED)
+    # The few removed locations are left out by their ids (one small hashed subquery) rather
+    # than by joining every late site to its location: the count then reads the index alone.
+    sites = sites.exclude(business__in=Business.objects.filter(
+        reseller=tenant, removed_at__isnull=False).values("pk"))
+    if membership is not None and membership.limited_to_id is not None:
+        sites = sites.filter(membership.limited_to.subtree_q(prefix="business__"))
+    return sites
+
+
 def late_site_rows(*, tenant: Reseller, membership: Membership | None = None,
                    delays: list[Delay] | None = None, now: datetime | None = None) -> QuerySet:
     """The late sites as a queryset of ListingSite rows annotated with `due_at` (in no order):
@@ -261,12 +350,9 @@ def late_site_rows(*, tenant: Reseller, membership: Membership | None = None,
     delay or asking for action past the grace."""
     now = now or timezone.now()
     delays = directory_delays(tenant=tenant) if delays is None else delays
-    sites = ListingSite.objects.filter(
-        reseller=tenant, removed_at__isnull=True, status__in=AGED, status_since__isnull=False,
-        business__removed_at__isnull=True)
-    if membership is not None and membership.limited_to_id is not None:
-        sites = sites.filter(membership.limited_to.subtree_q(prefix="business__"))
-    return sites.annotate(due_at=_due_at(delays)).filter(due_at__lt=now).order_by()
+    return (_aged_sites(tenant=tenant, membership=membership)
+            .filter(_late_q(_late_ranges(delays), now))
+            .annotate(due_at=_due_at(delays)).order_by())
 
 
 @dataclass(frozen=True)
@@ -311,28 +397,83 @@ class LateSite:
                 "or ask the provider's support.")
 
 
+ROWS_BATCH = 500
+
+
+def _rows_by_id(ids: list[int]) -> QuerySet | list:
+    """The sites of these ids still waiting or asking for action, with their locations."""
+    if not ids:
+        return []
+    return (ListingSite.objects.filter(pk__in=ids, removed_at__isnull=True, status__in=AGED)
+            .select_related("business").defer("raw", "business__raw"))
+
+
 class LateSites:
     """The late sites, filtered and sorted in SQL, read a page at a time: a sequence of
-    `LateSite` that Django's paginator and the API's pagination slice and count."""
+    `LateSite` that Django's paginator and the API's pagination slice and count.
 
-    def __init__(self, queryset: QuerySet, delays: dict[int, Delay], now: datetime):
-        self.queryset = queryset
+    `queryset` holds them in order (or is a function that makes it, called when first needed:
+    building it costs more than counting). With `keys` (a union of one query per range of the
+    aged-sites index, of the rows' ids and what they sort on), the count and the page's ids
+    are read from the index alone, then the page's rows by their ids; iterating reads
+    `queryset` in any case."""
+
+    def __init__(self, queryset: QuerySet | Callable[[], QuerySet], delays: dict[int, Delay],
+                 now: datetime, keys: QuerySet | None = None,
+                 identities: QuerySet | None = None):
+        self._queryset = queryset
         self.delays = delays
         self.now = now
+        self.keys = keys
+        self._identities = identities
+
+    @property
+    def queryset(self) -> QuerySet:
+        if callable(self._queryset):
+            self._queryset = self._queryset()
+        return self._queryset
 
     def count(self) -> int:
-        return self.queryset.count()
+        return (self.queryset if self.keys is None else self.keys).count()
 
     def __len__(self) -> int:
         return self.count()
 
     def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self._row(site) for site in self.queryset[index]]
-        return self._row(self.queryset[index])
+        if self.keys is None:
+            if isinstance(index, slice):
+                return [self._row(site) for site in self.queryset[index]]
+            return self._row(self.queryset[index])
+        if not isinstance(index, slice):
+            found = self[index:index + 1]
+            if not found:
+                raise IndexError(index)
+            return found[0]
+        ids = [key[0] for key in self.keys[index]]
+        sites = {site.pk: site for site in _rows_by_id(ids)}
+        # A site that moved on between the two reads is left out of the page.
+        return [self._row(sites[pk]) for pk in ids if pk in sites]
 
     def __iter__(self):
         return (self._row(site) for site in self.queryset.iterator(chunk_size=500))
+
+    def only(self, ids: list[int]) -> LateSites:
+        """These of the late sites (ids), in no order: counted by their number, read 500 a
+        query."""
+        return _LateSitesOf(self._queryset, self.delays, self.now, ids=ids)
+
+    def identities(self) -> list[tuple[int, int, int, datetime]]:
+        """(id, location's id, site id, since) of every late site, in no order: from the index
+        alone when the ranges are known, what the alerts compare with the sites told."""
+        rows = (self._identities if self._identities is not None else
+                self.queryset.order_by().values_list("pk", "business_id", "site_id",
+                                                      "status_since"))
+        return list(rows)
+
+    def of(self, ids: list[int]) -> Iterator[LateSite]:
+        """The late sites of these ids, in no order (a query for each 500)."""
+        for start in range(0, len(ids), ROWS_BATCH):
+            yield from (self._row(site) for site in _rows_by_id(ids[start:start + ROWS_BATCH]))
 
     def _row(self, site: ListingSite) -> LateSite:
         delay = self.delays.get(site.site_id) or Delay(
@@ -348,21 +489,45 @@ class LateSites:
             late_by_days=max(0, late_by.days), errors=site.errors or [], url=site.url)
 
 
+class _LateSitesOf(LateSites):
+    """Some of the late sites, by id (`LateSites.only`)."""
+
+    def __init__(self, queryset, delays: dict[int, Delay], now: datetime, ids: list[int]):
+        super().__init__(queryset, delays, now)
+        self.ids = ids
+
+    def count(self) -> int:
+        return len(self.ids)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            ids = self.ids[index]
+            sites = {site.pk: site for site in _rows_by_id(ids)}
+            return [self._row(sites[pk]) for pk in ids if pk in sites]
+        return self[index:index + 1][0]
+
+    def __iter__(self):
+        return self.of(self.ids)
+
+
 def late_sites(*, tenant: Reseller, membership: Membership | None = None,
                site_id: int | None = None, status: str | None = None,
                within: int | None = None, search: str = "", sort: str = DEFAULT_SORT,
+               late_by: int = 0,
+               leave_out: Callable[[datetime], Collection[tuple[int, int, datetime]]]
+               | None = None,
                now: datetime | None = None) -> LateSites:
     """The sites late against their directory's usual delay that the member may see, most
     late first by default. `status` is a word of STATUS_PARAMS; `within` the business number
     of a reseller or an enterprise (among what the member may see: another finds nothing);
-    `search` words of the location's name, alias, city, state, postal code or number."""
+    `search` words of the location's name, alias, city, state, postal code or number;
+    `late_by` the days a site must be late by at least. `leave_out` is asked, with the oldest
+    since among the late sites, for the (location's id, site id, since) of those to leave out
+    (the alerts leave out the sites told): the sites are compared by these keys, read from the
+    index, and only the others are read whole."""
     now = now or timezone.now()
     delays = directory_delays(tenant=tenant)
-    sites = late_site_rows(tenant=tenant, membership=membership, delays=delays, now=now)
-    if site_id is not None:
-        sites = sites.filter(site_id=site_id)
-    if status:
-        sites = sites.filter(status=STATUS_PARAMS[status])
+    sites = _aged_sites(tenant=tenant, membership=membership)
     if within is not None:
         node = Business.objects.filter(reseller=tenant, remote_id=within,
                                        removed_at__isnull=True)
@@ -379,10 +544,64 @@ def late_sites(*, tenant: Reseller, membership: Membership | None = None,
         match &= found
     if match:
         sites = sites.filter(match)
-    sites = (sites.select_related("business")
-             .defer("raw", "business__raw")
-             .order_by(*SORTS.get(sort, SORTS[DEFAULT_SORT]), "pk"))
-    return LateSites(sites, {d.site_id: d for d in delays}, now)
+    if site_id is not None:
+        sites = sites.filter(site_id=site_id)
+    if status:
+        sites = sites.filter(status=STATUS_PARAMS[status])
+    ranges = [narrowed for late_range in _late_ranges(delays)
+              if (narrowed := late_range.narrowed(
+                  site_id=site_id, status=STATUS_PARAMS[status] if status else None))]
+    # Late by at least `late_by` days: due at least that long ago.
+    late_now = now - timedelta(days=late_by) if late_by else now
+    subtree = within is not None or (membership is not None
+                                     and membership.limited_to_id is not None)
+
+    def rows() -> QuerySet:
+        annotated = sites.annotate(due_at=_due_at(delays))
+        # A subtree is walked from its locations (their sites, then the delay of each);
+        # the account from the ranges of the aged-sites index, which read the late sites only.
+        late = (annotated.filter(due_at__lt=late_now) if subtree
+                else annotated.filter(_late_q(ranges, late_now)))
+        return (late.select_related("business").defer("raw", "business__raw")
+                .order_by(*SORTS.get(sort, SORTS[DEFAULT_SORT]), "pk"))
+
+    # What needs the locations (a subtree, a search, their names' order) is found in one query
+    # joining them; the rest from the index, a range at a time.
+    by_location = subtree or bool(match) or sort in ("location", "-location")
+    if by_location:
+        found = LateSites(rows, {d.site_id: d for d in delays}, now)
+    else:
+        order = KEY_SORTS.get(sort, KEY_SORTS[DEFAULT_SORT])
+        columns = ["id", "due_at", *(name.lstrip("-") for name in order if name.lstrip("-")
+                                     not in ("id", "due_at"))]
+        found = LateSites(
+            rows, {d.site_id: d for d in delays}, now,
+            keys=_late_keys(sites, ranges, late_now, columns).order_by(*order, "id"),
+            identities=_late_keys(sites, ranges, late_now,
+                                  ["id", "business_id", "site_id", "status_since"]))
+    if leave_out is None:
+        return found
+    keys = found.identities()
+    known = leave_out(min(since for *_, since in keys)) if keys else ()
+    return found.only([pk for pk, business_id, site_id, since in keys
+                       if (business_id, site_id, since) not in known])
+
+
+def _late_keys(sites: QuerySet, ranges: list[_Range], now: datetime,
+               columns: list[str]) -> QuerySet:
+    """`columns` of the late sites (in no order), one query per range united: each reads its
+    range of the aged-sites index, and its due moment (`due_at`) is since + the range's days,
+    so that counting, finding a page and listing them touch the index rather than every late
+    site's row."""
+    parts = [sites.filter(late_range.q(now))
+             .annotate(due_at=ExpressionWrapper(
+                 F("status_since") + Value(timedelta(days=late_range.days)),
+                 output_field=DateTimeField()))
+             .order_by().values_list(*columns)
+             for late_range in ranges]
+    if not parts:
+        return sites.none().annotate(due_at=F("status_since")).values_list(*columns)
+    return parts[0].union(*parts[1:], all=True) if len(parts) > 1 else parts[0]
 
 
 def late_sites_by_business(*, tenant: Reseller, businesses: Iterable[Business],

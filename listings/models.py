@@ -81,6 +81,17 @@ class ListingSite(Mirrored):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["reseller", "business", "site_id"],
                                                name="listing_site_unique")]
+        indexes = [
+            # The late sites (history.ageing): the current sites waiting on their directory or
+            # asking for action, one range of `status_since` per status and directory, so that
+            # the list's count and the ids of its page are read from the late sites' entries
+            # alone (an index-only scan: what they sort and filter on is in the index).
+            models.Index(fields=["reseller", "status", "site_id", "status_since"],
+                         name="listing_site_aged_idx", include=["business", "id"],
+                         condition=models.Q(removed_at__isnull=True,
+                                            status__in=["Submitted", "In Progress",
+                                                        "Action Required"])),
+        ]
         ordering = ["site_name"]
 
     def __str__(self) -> str:
