@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Case, Count, F, Q, QuerySet, Value, When
 from django.http import Http404
 
 from accounts.models import Membership, Reseller
 from bulk.models import BulkChange, BulkChangeItem
+from outbox.models import OutboxEntry
 
 
 def bulk_change_list(*, tenant: Reseller,
@@ -47,12 +48,24 @@ def _waves_needed(sizes: list[int], locations: int) -> int:
     return waves + max(0, -(-locations // sizes[-1]))
 
 
+# The outbox's answers that settle an item, under the item's names for them.
+ANSWERS = (OutboxEntry.State.ACCEPTED, OutboxEntry.State.REJECTED, OutboxEntry.State.FAILED)
+
+
 def bulk_change_progress(*, change: BulkChange) -> dict:
-    """Where sending (or taking back) stands, from one query over the items."""
+    """Where sending (or taking back) stands, from one query over the items.
+
+    A queued item counts as its outbox row's answer as soon as the provider has given it: the
+    change's next step writes that answer onto the item, but during a large wave that step waits
+    behind the wave's sends, and the bar would stand still meanwhile."""
     by_state: dict[str, int] = {}
     rollback: dict[str, int] = {}
+    Item = BulkChangeItem.State
+    answered = Case(*(When(state=Item.QUEUED, outbox_entry__state=answer, then=Value(answer))
+                      for answer in ANSWERS), default=F("state"))
     rows = (BulkChangeItem.objects.filter(reseller_id=change.reseller_id, change=change)
-            .values_list("state", "rollback_state").annotate(n=Count("pk")).order_by())
+            .annotate(shown=answered)
+            .values_list("shown", "rollback_state").annotate(n=Count("pk")).order_by())
     for state, rollback_state, n in rows:
         by_state[state] = by_state.get(state, 0) + n
         if rollback_state:

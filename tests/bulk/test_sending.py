@@ -521,3 +521,19 @@ def test_a_step_that_could_not_be_queued_leaves_no_mark(monkeypatch, db):
     assert calls, "the failed queueing is logged"
     # The mark is gone: the next answer (or the sweep) queues the step.
     assert sending.bulk_change_step_mark(change_id=42) is True
+
+
+def test_the_progress_counts_an_answer_before_the_step_writes_it(brand):
+    """During a large wave the step that writes answers onto the items waits behind the wave's
+    sends: the progress reads the answers from the outbox meanwhile."""
+    reseller, enterprise, locations = brand
+    change = act(reseller, "apply", change_of(reseller, locations))
+    first = progress(change)
+    assert (first["queued"], first["accepted"], first["percent"]) == (2, 0, 0)
+    with tenant_scope(reseller):
+        for entry_id in list(outbox_due(tenant=reseller).values_list("pk", flat=True)):
+            outbox_send(tenant=reseller, entry_id=entry_id)
+    # No step has run: the items still say queued, the progress says what the provider said.
+    assert set(states(change).values()) == {Item.QUEUED, Item.WILL_CHANGE}
+    answered = progress(change)
+    assert (answered["queued"], answered["accepted"], answered["percent"]) == (0, 2, 40)
