@@ -90,5 +90,9 @@ def let_time_pass(seconds: float = 3600) -> None:
 
 
 def sweep() -> int:
-    """Run the periodic sweep as a worker would; returns how many rows it sent."""
-    return outbox_sweep_task.apply().get()
+    """Run the periodic sweep as a worker would; returns how many rows it sent.
+
+    The result is read without Celery's check against joining inside a task: that check reads a
+    process-wide flag, which a live server thread running an eager task of its own sets while it
+    runs, and the test's thread would be refused at random."""
+    return outbox_sweep_task.apply().get(disable_sync_subtasks=False)
