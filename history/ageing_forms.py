@@ -6,13 +6,8 @@ from __future__ import annotations
 from django import forms
 
 from accounts.filtersets import BIGINT_MAX
-from history.ageing import (
-    DEFAULT_SORT,
-    MAX_DELAY_DAYS,
-    SORT_CHOICES,
-    STATUS_PARAMS,
-    Delay,
-)
+from history.ageing import DEFAULT_SORT, SORT_CHOICES, STATUS_PARAMS
+from history.delays import MAX_DELAY_DAYS, Delay
 
 STATUS_CHOICES = [(param, status) for param, status in STATUS_PARAMS.items()]
 

@@ -8,15 +8,14 @@ from django.shortcuts import redirect
 from django.views.generic import TemplateView
 
 from accounts.tenant_views import TenantViewMixin
-from history.ageing import (
+from history.ageing import DEFAULT_SORT, late_sites
+from history.ageing_forms import DirectoryDelayForm, LateSitesQueryForm
+from history.delays import (
     ACTION_REQUIRED_GRACE_DAYS,
-    DEFAULT_SORT,
     LEARN_MIN_TRANSITIONS,
     directory_delay_set,
     directory_delays,
-    late_sites,
 )
-from history.ageing_forms import DirectoryDelayForm, LateSitesQueryForm
 from portal.pagination import paginate
 
 PAGE_SIZE = 50
@@ -58,7 +57,8 @@ class LateSitesView(TenantViewMixin, TemplateView):
             params = form.selector_kwargs()
             sort = params["sort"]
             page_obj = paginate(self.request, late_sites(
-                tenant=self.tenant, membership=self.membership, **params), PAGE_SIZE)
+                tenant=self.tenant, membership=self.membership, delays=delays, **params),
+                PAGE_SIZE)
         context.update(form=form, page_obj=page_obj, headers=_headers(sort),
                        filtered=any(self.request.GET.get(n) for n in form.fields if n != "sort"),
                        grace_days=ACTION_REQUIRED_GRACE_DAYS)

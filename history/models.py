@@ -136,8 +136,8 @@ class DirectoryDelay(TenantOwned):
     """How long a directory site takes to publish a listing (from Submitted or In Progress to
     Synced) for one reseller: what the history learned from its sites' changes, and the
     reseller's own figure, which wins over it and over the portal's default
-    (`history.ageing.DEFAULT_DELAYS`). Action Required has no delay, only the grace of
-    `history.ageing`."""
+    (`history.delays.DEFAULT_DELAYS`). Action Required has no delay, only the grace of
+    `history.delays`."""
 
     site_id = models.IntegerField()
     site_name = models.CharField(max_length=255, blank=True)

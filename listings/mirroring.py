@@ -90,8 +90,9 @@ def sites_upsert(rows: Sequence[ListingSite], *,
     """Upsert the sites and return (business id, site id, site name, from, to) of each whose
     status changed: the stored status is compared in the upsert itself (no read before it).
 
-    A changed status moves the old one to `previous_status` and stamps `status_since`; an
-    unchanged one keeps both; a new site keeps its first sighting and no previous status.
+    A changed status moves the old one to `previous_status`, stamps `status_since` and clears
+    `due_at`; an unchanged one keeps all three; a new site keeps its first sighting and no
+    previous status.
     Raw SQL, the same on PostgreSQL and SQLite: the ORM's upsert cannot keep a column on a
     condition nor return the one it replaced.
     """
@@ -112,6 +113,11 @@ def sites_upsert(rows: Sequence[ListingSite], *,
     previous = quote("previous_status")
     assignments.append(f"{previous} = CASE WHEN {table}.{status} = excluded.{status} "
                        f"THEN {table}.{previous} ELSE {table}.{status} END")
+    # The moment a site becomes late belongs to the status it was worked out for: a new status
+    # has none until the history gives it its own (a new site has none either).
+    due = quote("due_at")
+    assignments.append(f"{due} = CASE WHEN {table}.{status} = excluded.{status} "
+                       f"THEN {table}.{due} END")
     since = quote("status_since")
     row_sql = "(" + ", ".join(["%s"] * len(fields)) + ")"
     since_param = fields[-1].get_db_prep_save(seen_at, connection)

@@ -28,16 +28,8 @@ from accounts.selectors import business_get, business_list
 from accounts.triage import EXPLANATIONS, TRIAGE_PARAMS, listing_work, triage_q, triage_score
 from bulk.forms import part_labels
 from bulk.models import BulkChange, BulkChangeItem
-from history.ageing import (
-    ACTION_REQUIRED,
-    DEFAULT_SORT,
-    IN_PROGRESS,
-    SORTS,
-    SUBMITTED,
-    LateSites,
-    directory_delays,
-    late_site_rows,
-)
+from history.ageing import DEFAULT_SORT, SORTS, LateSites, late_site_rows
+from history.delays import ACTION_REQUIRED, IN_PROGRESS, SUBMITTED, directory_delays
 from history.models import DayFigures
 from history.selectors import (
     FIGURES,
@@ -453,13 +445,12 @@ def _late(*, tenant: Reseller, membership: Membership | None,
     client's locations."""
     now = timezone.now()
     delays = directory_delays(tenant=tenant)
-    sites = late_site_rows(tenant=tenant, membership=membership, delays=delays, now=now)
+    sites = late_site_rows(tenant=tenant, membership=membership, now=now)
     if business is not None:
         sites = sites.filter(business.subtree_q(prefix="business__"))
     by_status = dict(sites.values_list("status").annotate(n=Count("pk")).order_by())
-    ordered = LateSites(sites.select_related("business").defer("raw", "business__raw")
-                        .order_by(*SORTS[DEFAULT_SORT], "pk"),
-                        {delay.site_id: delay for delay in delays}, now)
+    ordered = LateSites(sites, SORTS[DEFAULT_SORT], {delay.site_id: delay for delay in delays},
+                        now)
     first = [LateSite(location=row.business.name, business_number=row.business.remote_id,
                       site=row.site_name, status=row.status, age=row.age_words,
                       late_by=row.late_by_words, todo=row.todo)

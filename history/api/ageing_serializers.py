@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from history.ageing import MAX_DELAY_DAYS, SORT_CHOICES, STATUS_PARAMS
+from history.ageing import SORT_CHOICES, STATUS_PARAMS
+from history.delays import MAX_DELAY_DAYS
 from portal.api.serializers import StrictSerializer
 
 

@@ -9,7 +9,7 @@ from rest_framework import generics, serializers
 from rest_framework.response import Response
 
 from accounts.api.base import TenantAPIMixin
-from history.ageing import directory_delay_set, directory_delays, late_sites
+from history.ageing import late_sites
 from history.ageing_forms import LateSitesQueryForm
 from history.api.ageing_serializers import (
     DirectoryDelaySerializer,
@@ -17,6 +17,7 @@ from history.api.ageing_serializers import (
     LateSiteSerializer,
     LateSitesQuerySerializer,
 )
+from history.delays import directory_delay_set, directory_delays
 from portal.api.docs import ERRORS
 from portal.api.serializers import form_errors
 
@@ -39,7 +40,8 @@ class LateSiteList(TenantAPIMixin, generics.GenericAPIView):
 
     def get(self, request, *args, **kwargs):
         params = request.query_params
-        form = LateSitesQueryForm(params, delays=directory_delays(tenant=self.tenant))
+        delays = directory_delays(tenant=self.tenant)
+        form = LateSitesQueryForm(params, delays=delays)
         unknown = sorted(set(params) - set(form.fields) - PAGINATION)
         if unknown:
             raise serializers.ValidationError(
@@ -47,7 +49,7 @@ class LateSiteList(TenantAPIMixin, generics.GenericAPIView):
                  for name in unknown})
         if not form.is_valid():
             raise serializers.ValidationError(form_errors(form))
-        rows = late_sites(tenant=self.tenant, membership=self.membership,
+        rows = late_sites(tenant=self.tenant, membership=self.membership, delays=delays,
                           **form.selector_kwargs())
         page = self.paginate_queryset(rows)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)

@@ -18,6 +18,7 @@ from alerts.kinds import Channel, Kind
 from alerts.models import Alert, AlertRule, Notification
 from events.models import ProviderEvent
 from history.ageing import LateSite, late_sites
+from history.delays import sites_due_refresh
 from outbox.models import OutboxEntry
 from tests.alerts.conftest import day_row, prefer, told
 
@@ -234,6 +235,7 @@ def test_late_sites_from_the_ageing_of_sites(agency, scope):
         reseller=agency.reseller, business=agency.downtown, site_id=7, site_name="Maps",
         status="Submitted", url="https://maps.example/x", last_seen_at=timezone.now(),
         status_since=timezone.now() - timedelta(days=400))
+    sites_due_refresh(tenant=agency.reseller)  # as the end of a sync run would
     assert list(late_sites(tenant=agency.reseller, membership=None))
     raised = [a for a in evaluate(agency) if a.kind == Kind.SITE_LATE]
     assert [a.business for a in raised] == [agency.downtown]

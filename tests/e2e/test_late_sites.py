@@ -11,7 +11,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from accounts.models import Role
-from history.ageing import DEFAULT_DELAYS
+from history.delays import DEFAULT_DELAYS, sites_due_refresh
 from listings.models import ListingSite
 from portal.tenancy import tenant_scope
 from sandbox import models as sandbox
@@ -32,6 +32,7 @@ def held_back(reseller, days: int) -> list[ListingSite]:
                      .select_related("business").order_by("business__remote_id", "site_id"))
         ListingSite.objects.filter(pk__in=[s.pk for s in sites]).update(
             status_since=timezone.now() - dt.timedelta(days=days), previous_status="Synced")
+        sites_due_refresh(tenant=reseller)  # written below the mirror: their due moments
     return sites
 
 
@@ -46,6 +47,7 @@ def test_the_late_sites_list(live_server, browser, sandbox_reseller, width):
     sync_inline(reseller)
     with tenant_scope(reseller):
         ListingSite.objects.update(status_since=timezone.now())  # nothing late yet
+        sites_due_refresh(tenant=reseller)
     waiting = held_back(reseller, 60)
     assert waiting, "the sandbox's seed gave no site waiting on its directory"
     member = MembershipFactory(reseller=reseller, role=Role.VIEWER)
@@ -92,6 +94,7 @@ def test_the_late_sites_list(live_server, browser, sandbox_reseller, width):
         with tenant_scope(reseller):
             ListingSite.objects.filter(pk=waiting[0].pk).update(
                 status="Synced", status_since=timezone.now(), previous_status="Submitted")
+            sites_due_refresh(tenant=reseller)
         page.goto(f"{live_server.url}/t/{reseller.slug}/late-sites/")
         expect(rows).to_have_count(len(waiting) - 1)
 

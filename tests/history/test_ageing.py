@@ -5,22 +5,23 @@ reads."""
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 
 import pytest
+from django.apps import apps as django_apps
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from accounts.models import AuditEvent, Business, Role
-from history.ageing import (
+from history.ageing import ageing_refresh, late_sites
+from history.delays import (
     ACTION_REQUIRED_GRACE_DAYS,
     DEFAULT_DELAYS,
     LEARN_MIN_TRANSITIONS,
-    ageing_refresh,
     delays_learn,
     directory_delay_set,
     directory_delays,
-    late_sites,
 )
 from listings.mirroring import status_reports_mirror
 from listings.models import ListingSite, ListingStatusReport, SiteStatusChange
@@ -53,10 +54,14 @@ def report(**statuses: str) -> LocationStatusReport:
         "optedOutCount": 0, "notConnectedCount": 0, "errors": [], "sites": sites})
 
 
-def mirror(reseller, at, *reports, source="sync"):
+def mirror(reseller, at, *reports, source="sync", run_ends=True):
+    """The reports mirrored, then (`run_ends`) what the end of the sync run does of them."""
     with tenant_scope(reseller), transaction.atomic():
         status_reports_mirror(tenant=reseller, seen_at=at, source=source,
                               reports=list(reports))
+    if run_ends:
+        with tenant_scope(reseller):
+            ageing_refresh(tenant=reseller, learn=False)
 
 
 @pytest.fixture
@@ -104,6 +109,92 @@ def test_late_sites_against_each_directorys_delay(world):
     assert (action.age_days, action.delay_days, action.delay_source, action.late_by_days) == (
         10, ACTION_REQUIRED_GRACE_DAYS, "grace", 10 - ACTION_REQUIRED_GRACE_DAYS)
     assert "Phone number does not match" in action.todo and "listing editor" in action.todo
+
+
+def due_moments(reseller) -> dict[tuple[str, int], dt.datetime | None]:
+    with tenant_scope(reseller):
+        return {(site.business.name, site.site_id): site.due_at
+                for site in ListingSite.objects.select_related("business")}
+
+
+@pytest.mark.django_db
+def test_each_site_keeps_when_it_becomes_late(world):
+    reseller = world["reseller"]
+    assert due_moments(reseller) == {
+        ("Corner Shop", SEARCH_ENGINE): days_ago(20) + dt.timedelta(days=5),
+        ("Corner Shop", CIVIC): days_ago(20) + dt.timedelta(days=35),
+        ("Harbour Cafe", SEARCH_ENGINE): days_ago(2) + dt.timedelta(days=5),
+        ("Harbour Cafe", 381): days_ago(10) + dt.timedelta(days=ACTION_REQUIRED_GRACE_DAYS)}
+    # The reseller's own delay moves the due moment of that site at every location, and only
+    # its own sites'; clearing it gives the default back.
+    owner = MembershipFactory(reseller=reseller, role=Role.OWNER)
+    theirs_before = due_moments(world["theirs"])
+    with tenant_scope(reseller):
+        directory_delay_set(tenant=reseller, actor=owner.user, site_id=SEARCH_ENGINE, days=30,
+                            in_progress_days=None)
+    due = due_moments(reseller)
+    assert due[("Corner Shop", SEARCH_ENGINE)] == days_ago(20) + dt.timedelta(days=30)
+    assert due[("Harbour Cafe", SEARCH_ENGINE)] == days_ago(2) + dt.timedelta(days=30)
+    assert due[("Corner Shop", CIVIC)] == days_ago(20) + dt.timedelta(days=35)
+    assert due_moments(world["theirs"]) == theirs_before
+    with tenant_scope(reseller):
+        directory_delay_set(tenant=reseller, actor=owner.user, site_id=SEARCH_ENGINE,
+                            days=None)
+    assert due_moments(reseller)[("Corner Shop", SEARCH_ENGINE)] == (
+        days_ago(20) + dt.timedelta(days=5))
+    # A site that moves on has no due moment, at once; one that starts waiting again has its
+    # new one from the end of the sync run (it cannot be late before a day has passed).
+    mirror(reseller, days_ago(0.5), (world["shop"], report(s226="Synced", s158="Submitted")),
+           run_ends=False)
+    due = due_moments(reseller)
+    assert due[("Corner Shop", SEARCH_ENGINE)] is due[("Corner Shop", CIVIC)] is None
+    assert due[("Harbour Cafe", 381)] is not None  # unchanged sites keep theirs
+    assert [r.site_name for r in rows(reseller)] == ["Device Maps"]
+    with tenant_scope(reseller):
+        assert ageing_refresh(tenant=reseller, learn=False, now=NOW)["due_written"] == 1
+    due = due_moments(reseller)
+    assert due[("Corner Shop", SEARCH_ENGINE)] is None
+    assert due[("Corner Shop", CIVIC)] == days_ago(0.5) + dt.timedelta(days=35)
+
+
+@pytest.mark.django_db
+def test_the_evening_check_mends_due_moments_out_of_date(world):
+    """What the signals and the delays' writes keep up to date is checked once a day: here the
+    moments a former default left, and a synced site still holding one."""
+    reseller = world["reseller"]
+    bakery = BusinessFactory(reseller=reseller, remote_id=300, tree_path="/300/",
+                             name="Quay Bakery")
+    mirror(reseller, days_ago(5), (bakery, report(s2="Synced")))
+    right = due_moments(reseller)
+    assert right[("Quay Bakery", 2)] is None
+    with tenant_scope(reseller):
+        ListingSite.objects.filter(site_id=SEARCH_ENGINE).update(due_at=days_ago(90))
+        ListingSite.objects.filter(status="Synced").update(due_at=days_ago(90))
+    # Harbour Cafe's Search Engine and Quay Bakery's synced site, late by the wrong moments.
+    assert len(rows(reseller)) == 4
+    with tenant_scope(reseller):
+        # After a sync run, only the sites without one are given theirs.
+        assert ageing_refresh(tenant=reseller, learn=False, now=NOW)["due_written"] == 0
+        assert ageing_refresh(tenant=reseller, now=NOW)["due_written"] == 3
+        assert due_moments(reseller) == right
+        assert ageing_refresh(tenant=reseller, now=NOW)["due_written"] == 0
+    assert [r.site_name for r in rows(reseller)] == ["Search Engine", "Device Maps"]
+
+
+@pytest.mark.django_db
+def test_the_migration_fills_the_due_moments_of_sites_mirrored_before(world):
+    fill = importlib.import_module(
+        "history.migrations.0003_listing_site_due_at_fill").fill_due_at
+    reseller = world["reseller"]
+    owner = MembershipFactory(reseller=reseller, role=Role.OWNER)
+    with tenant_scope(reseller):
+        directory_delay_set(tenant=reseller, actor=owner.user, site_id=CIVIC, days=10)
+    right, theirs = due_moments(reseller), due_moments(world["theirs"])
+    ListingSite.unscoped.update(due_at=None)
+    fill(django_apps, None)
+    assert due_moments(reseller) == right
+    assert due_moments(world["theirs"]) == theirs
+    assert right[("Corner Shop", CIVIC)] == days_ago(20) + dt.timedelta(days=10)
 
 
 @pytest.mark.django_db
@@ -291,9 +382,9 @@ def test_the_page_lists_sorts_and_filters(world, member_client, django_assert_ma
 def test_the_query_count_is_pinned(world, member_client, django_assert_num_queries,
                                    django_assert_max_num_queries):
     reseller = world["reseller"]
-    # The list itself: the delays, then the count and the page of late sites (locations
-    # joined in), whatever their number.
-    with tenant_scope(reseller), django_assert_num_queries(3):
+    # The list itself: the delays, the count, the ids of the page (from the due moments'
+    # index) and the page's rows with their locations, whatever their number.
+    with tenant_scope(reseller), django_assert_num_queries(4):
         sites = late_sites(tenant=reseller, sort="location")
         assert sites.count() == 2
         assert [r.business.name for r in sites[0:50]] == ["Corner Shop", "Harbour Cafe"]
@@ -332,7 +423,8 @@ def test_the_count_the_ranking_reads_follows_the_late_sites(world):
         assert counts == {"Corner Shop": 1, "Harbour Cafe": 1}
         with CaptureQueriesContext(connection) as unchanged:
             assert ageing_refresh(tenant=reseller, learn=False, now=NOW)["counts_changed"] == 0
-        assert len(unchanged.captured_queries) == 3  # the delays, the counts, the current ones
+        # The delays and the sites without a due moment, the counts, the current ones.
+        assert len(unchanged.captured_queries) == 4
     mirror(reseller, NOW, (world["shop"], report(s226="Synced", s158="In Progress")))
     with tenant_scope(reseller):
         ageing_refresh(tenant=reseller, learn=False)

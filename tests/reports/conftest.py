@@ -12,8 +12,10 @@ from pypdf import PdfReader
 
 from accounts.models import Business
 from bulk.models import BulkChange, BulkChangeItem
+from history.delays import sites_due_refresh
 from listings.models import ListingSite, ListingStatusReport, ListingVersion
 from outbox.models import OutboxEntry
+from portal.tenancy import tenant_scope
 from tests.factories import BusinessFactory, ResellerFactory
 from tests.history.conftest import account_day, business_day
 
@@ -44,6 +46,9 @@ def late_site(business, site_id, name, status, days):
         reseller=business.reseller, business=business, site_id=site_id, site_name=name,
         status=status, status_since=timezone.now() - dt.timedelta(days=days),
         previous_status="Synced")
+    # Written below the mirror: its due moment, as the end of a sync run gives it.
+    with tenant_scope(business.reseller):
+        sites_due_refresh(tenant=business.reseller)
 
 
 def version(business, number, summary, day, accepted=True, state=OutboxEntry.State.ACCEPTED):
