@@ -36,10 +36,14 @@ def notification_get(*, membership: Membership, pk: int) -> Notification | None:
                     membership).select_related("alert").first()
 
 
-def notification_unread_count(*, membership: Membership) -> int:
-    """One query: the bell's count."""
-    return _visible(Notification.objects.filter(membership=membership, read_at__isnull=True),
-                    membership).count()
+def notification_unread_count(*, membership: Membership, at_most: int | None = None) -> int:
+    """One query: how many of the member's notifications are unread, counted up to `at_most`
+    when given (the bell of every page says "99+" beyond that, and a limited member's count
+    joins every unread alert to its location: thousands after a sync that found many late
+    sites)."""
+    unread = _visible(Notification.objects.filter(membership=membership, read_at__isnull=True),
+                      membership)
+    return (unread.order_by()[:at_most] if at_most is not None else unread).count()
 
 
 def notification_channels(*, membership: Membership) -> dict[str, str]:

@@ -42,7 +42,8 @@ class NotificationListView(TenantViewMixin, TemplateView):
         rows = selectors.notification_list(membership=self.membership, unread=unread,
                                            kind=kind)
         context.update(filter_form=form, page_obj=paginate(self.request, rows, PAGE_SIZE),
-                       kind=kind)
+                       kind=kind, unread_count=selectors.notification_unread_count(
+                           membership=self.membership))
         return context
 
     def post(self, request, *args, **kwargs):

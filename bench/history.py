@@ -211,15 +211,16 @@ def _directories_sql() -> str:
                      for n, d in enumerate(DEFAULT_DELAYS.values()))
 
 
-def due_refresh(reseller) -> tuple[float, int]:
+def due_refresh(reseller, *, missing_only: bool = False) -> tuple[float, int]:
     """(seconds, sites written) of `sites_due_refresh` over the whole account: the due moments
-    of the sites the bench wrote in SQL, or the evening's check when nothing moved."""
+    of the sites the bench wrote in SQL, or the evening's check when nothing moved; with
+    `missing_only`, what the end of a sync run does."""
     from history.delays import sites_due_refresh
     from portal.tenancy import tenant_scope
 
     with tenant_scope(reseller):
         began = time.perf_counter()
-        written = sites_due_refresh(tenant=reseller)
+        written = sites_due_refresh(tenant=reseller, missing_only=missing_only)
         return time.perf_counter() - began, written
 
 
@@ -265,9 +266,11 @@ def build_sites(reseller) -> int:
     return ListingSite.unscoped.filter(reseller=reseller).count()
 
 
-def new_late_sites(reseller, *, late: bool) -> int:
+def new_late_sites(reseller, *, late: bool) -> dict:
     """The NEW_LATE bucket's sites made late In Progress (a sync's worth of new trouble), or
-    back to Synced as built, with their due moments. Returns the sites moved."""
+    back to Synced as built, their due moments cleared as the mirror clears them, then given
+    again as at the end of a sync run. Returns the sites moved, and the seconds and sites of
+    that end of the run."""
     from django.db import connection
 
     from listings.models import ListingSite
@@ -285,15 +288,15 @@ def new_late_sites(reseller, *, late: bool) -> int:
     with connection.cursor() as cursor:
         cursor.execute(f"""
             UPDATE {table} s SET status = {status}, status_since = {since},
-                                 previous_status = 'Synced'
+                                 previous_status = 'Synced', due_at = NULL
             FROM accounts_business b, (VALUES {_directories_sql()}) AS d(n, site_id, name, days)
             WHERE s.reseller_id = %s AND b.id = s.business_id AND d.site_id = s.site_id
               AND {BUCKET} >= {NEW_LATE[0]} AND {BUCKET} < {NEW_LATE[1]} AND {moved}
         """, [reseller.pk])  # noqa: S608
         moved = cursor.rowcount
-    if moved:
-        due_refresh(reseller)
-    return moved
+    seconds, written = due_refresh(reseller, missing_only=True)
+    return {"moved": moved, "run_end_due_seconds": round(seconds, 3),
+            "run_end_due_written": written}
 
 
 def ensure_sites(reseller, locations: int, rebuild: bool) -> int:
@@ -707,6 +710,8 @@ def main() -> None:
         # on sites built before the due moments existed, it writes them, as the migration does).
         seconds, written = due_refresh(reseller)
         report.figures["due_check"] = {"seconds": round(seconds, 2), "written": written}
+        report.check("the evening's check of every site's due moment, nothing to mend",
+                     round(seconds, 2), None, "s")
         if written:
             with connection.cursor() as cursor:
                 cursor.execute(f"VACUUM ANALYZE {ListingSite._meta.db_table}")
@@ -741,6 +746,10 @@ def main() -> None:
                          f"raised; {large[key]['statements']} statements, "
                          f"{small_passes[key]['statements']} at {args.locations // 10:,} "
                          "locations)", large[key]["seconds"], None, "s")
+        moved = large["new_late_sites"]
+        report.check(f"the end of a sync run: due moments of the {moved['moved']:,} sites that "
+                     f"changed status ({moved['run_end_due_written']:,} written)",
+                     moved["run_end_due_seconds"], None, "s")
         for key in ("again", "again_after"):
             report.check(f"alerts raised again with nothing new ({key})",
                          large[key]["alerts_raised"] + small_passes[key]["alerts_raised"], 0,

@@ -7,12 +7,14 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import AuditEvent, Role
 from alerts.kinds import Channel, Kind
-from alerts.models import AlertRule, Notification, NotificationPreference
+from alerts.models import Alert, AlertRule, Notification, NotificationPreference
 from alerts.rules import alerts_evaluate
 from tests.alerts.conftest import day_row
 from tests.factories import MembershipFactory, ResellerFactory, token_client
@@ -160,6 +162,27 @@ def test_bell_list_and_opening_a_notification(alerted, client):
     assert response.status_code == 302
     assert not Notification.unscoped.filter(membership=alerted.manager,
                                             read_at__isnull=True).exists()
+
+
+def test_the_bell_counts_up_to_99_and_the_list_says_how_many(alerted, client):
+    """Every page counts at most a hundred unread notifications for the bell ("99+"), however
+    many there are; the notifications page says how many exactly."""
+    alerts = Alert.unscoped.bulk_create([
+        Alert(reseller=alerted.reseller, kind=Kind.SITE_LATE, cause=f"site:test:{n}",
+              title=f"Site {n} late", message="", link="/", business=alerted.downtown)
+        for n in range(120)])
+    Notification.unscoped.bulk_create([
+        Notification(reseller=alerted.reseller, alert=alert, membership=alerted.limited,
+                     kind=alert.kind, channel=Channel.PORTAL) for alert in alerts])
+    client.force_login(alerted.limited.user)
+    with CaptureQueriesContext(connection) as page:
+        html = client.get(reverse("tenant_home", args=[alerted.reseller.slug])).content.decode()
+    assert 'aria-label="Notifications, more than 99 unread"' in html
+    assert '<b class="badge bad">99+</b>' in html
+    (bell,) = [q["sql"] for q in page.captured_queries if "alerts_notification" in q["sql"]]
+    assert "LIMIT 100" in bell
+    listed = client.get(reverse("notification_list", args=[alerted.reseller.slug]))
+    assert "121 unread" in listed.content.decode()
 
 
 def test_preferences_and_rules_pages(alerted, client):
