@@ -7,8 +7,11 @@ from datetime import timedelta
 from django.utils import timezone
 
 from accounts.models import Reseller, SyncRun
+from history.ageing import ageing_refresh
+from history.delays import AGED
 from history.models import AccountDay, BusinessDay
 from history.services import history_day_record
+from listings.models import ListingSite
 
 STOPPED_WITH_THE_DEMO = ("Stopped with the demo before it finished. Start a sync from the "
                          "Sync page, or restart the demo.")
@@ -30,6 +33,8 @@ def demo_sync_stop(*, tenant: Reseller, run_ids: list[int]) -> int:
 # -- a past for the demo's charts ----------------------------------------------------------------
 
 DEMO_HISTORY_DAYS = 180
+# The longest a demo site has been waiting on its directory or asking for action.
+DEMO_WAITING_DAYS = 45
 
 
 def _earlier(value: int | None, share: float) -> int | None:
@@ -72,9 +77,9 @@ ACCOUNT_NAMES = ["competitors", "competitor_rating", "competitor_reviews", "rank
 
 def demo_history_backfill(*, tenant: Reseller, days: int = DEMO_HISTORY_DAYS) -> int:
     """Give the demo a past for its trends: `days` days before today, generated from today's
-    recorded figures (deterministically: the same figures give the same past). Only for an
-    account with no recorded day before today, so that a real history is never overwritten.
-    Returns the rows written."""
+    recorded figures (deterministically: the same figures give the same past), and its sites a
+    past for their ages (`demo_site_ages_backfill`). Only for an account with no recorded day
+    before today, so that a real history is never overwritten. Returns the rows written."""
     today = timezone.localdate()
     history_day_record(tenant=tenant, day=today)
     if (AccountDay.objects.filter(reseller=tenant, day__lt=today).exists()
@@ -107,7 +112,27 @@ def demo_history_backfill(*, tenant: Reseller, days: int = DEMO_HISTORY_DAYS) ->
         if len(batch) >= 5000:
             written += _write_days(batch)
             batch = []
-    return written + _write_days(batch)
+    written += _write_days(batch)
+    demo_site_ages_backfill(tenant=tenant, now=now)
+    return written
+
+
+def demo_site_ages_backfill(*, tenant: Reseller, now=None) -> int:
+    """The demo's sites waiting on their directory or asking for action were first seen by its
+    first sync, so none could be late for days: give each never seen changing a first sighting
+    up to DEMO_WAITING_DAYS back (deterministically, by site), as the generated days give the
+    figures a past; their due moments and the locations' counts of late sites follow. They
+    still read "at least since" (no change of theirs was seen). Returns the sites moved."""
+    now = now or timezone.now()
+    sites = list(ListingSite.objects.filter(reseller=tenant, removed_at__isnull=True,
+                                            previous_status__isnull=True, status__in=AGED)
+                 .only("pk", "status_since"))
+    for site in sites:
+        site.status_since = now - timedelta(days=site.pk * 7 % DEMO_WAITING_DAYS,
+                                            hours=site.pk % 24)
+    ListingSite.objects.bulk_update(sites, ["status_since"], batch_size=500)
+    ageing_refresh(tenant=tenant)
+    return len(sites)
 
 
 def _write_days(rows: list) -> int:

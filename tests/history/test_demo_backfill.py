@@ -9,11 +9,12 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import Business
-from demo.services import demo_history_backfill
+from demo.services import DEMO_WAITING_DAYS, demo_history_backfill
+from history.ageing import late_sites
 from history.models import AccountDay, BusinessDay
 from portal.tenancy import tenant_scope
 from reviews_app.models import ReviewCount
-from tests.accounts.ui_factories import StatusReportFactory
+from tests.accounts.ui_factories import SiteFactory, StatusReportFactory
 from tests.factories import BusinessFactory, ResellerFactory
 from tests.history.conftest import business_day
 
@@ -69,3 +70,32 @@ def test_a_real_history_is_never_overwritten():
     with tenant_scope(reseller):
         assert demo_history_backfill(tenant=reseller, days=30) == 0
         assert BusinessDay.objects.filter(day__lt=timezone.localdate()).count() == 1
+
+
+def test_the_demos_waiting_sites_get_ages_and_some_are_late():
+    """Its first sync saw every site for the first time: without a past, no site could be late
+    for days. The sites never seen changing get ages of up to DEMO_WAITING_DAYS, the same each
+    time; a site seen changing, or synced, keeps its own."""
+    reseller = demo_account()
+    shops = list(Business.unscoped.filter(reseller=reseller, type=Business.Type.BUSINESS))
+    now = timezone.now()
+    waiting = [SiteFactory(business=shop, site_id=100 + n, status=status, status_since=now)
+               for shop in shops for n, status in enumerate(
+                   ["Submitted", "In Progress", "Action Required"] * 10)]
+    seen_changing = SiteFactory(business=shops[0], site_id=999, status="Submitted",
+                                status_since=now, previous_status="Synced")
+    synced = SiteFactory(business=shops[0], site_id=998, status="Synced", status_since=now)
+    with tenant_scope(reseller):
+        assert list(late_sites(tenant=reseller)) == []
+        demo_history_backfill(tenant=reseller, days=30)
+        for site in (*waiting, seen_changing, synced):
+            site.refresh_from_db()
+        for site in waiting:  # by the site, whatever the run
+            age = dt.timedelta(days=site.pk * 7 % DEMO_WAITING_DAYS, hours=site.pk % 24)
+            assert abs(now - site.status_since - age) < dt.timedelta(minutes=1)
+        assert max(now - site.status_since for site in waiting) > dt.timedelta(days=30)
+        assert seen_changing.status_since == synced.status_since == now
+        late = list(late_sites(tenant=reseller))
+        assert 0 < len(late) < len(waiting)
+        assert all(row.since_is_lower_bound for row in late)
+        assert all(row.age_days - row.delay_days == row.late_by_days for row in late)

@@ -10,7 +10,12 @@ from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import Reseller, SyncRun
 from demo.management.commands.demo_setup import DEMO_EMAIL, DEMO_PASSWORD, DEMO_SLUG
-from demo.services import DEMO_HISTORY_DAYS, demo_history_backfill, demo_sync_stop
+from demo.services import (
+    DEMO_HISTORY_DAYS,
+    DEMO_WAITING_DAYS,
+    demo_history_backfill,
+    demo_sync_stop,
+)
 from portal.tenancy import tenant_scope
 
 
@@ -84,7 +89,9 @@ class Command(BaseCommand):
         with tenant_scope(reseller):
             if demo_history_backfill(tenant=reseller):
                 self.stdout.write(f"Trends: {DEMO_HISTORY_DAYS} days of history generated "
-                                  "from today's figures, so that the charts have a past (the "
+                                  "from today's figures, and the sites waiting on their "
+                                  f"directories given ages of up to {DEMO_WAITING_DAYS} days, "
+                                  "so that the charts and the late sites have a past (the "
                                   "demo's only; a real account's history starts with its "
                                   "first sync).")
 
