@@ -61,6 +61,9 @@ def test_the_late_sites_list(live_server, browser, sandbox_reseller, width):
         expect(rows).to_have_count(len(waiting))
         first = rows.first
         expect(first).to_contain_text("Waiting on")
+        # The location's number and address, and the delay's source, on lines of their own.
+        for second_line in first.locator(".alias").all():
+            assert second_line.evaluate("e => getComputedStyle(e).display") == "block"
         # Most late first: held as long as the others, its directory is the quickest.
         quickest = min(waiting, key=lambda s: (DEFAULT_DELAYS[s.site_id].days, s.site_name))
         expect(first).to_contain_text(quickest.site_name)
