@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.utils import timezone
 
@@ -117,7 +117,7 @@ def demo_history_backfill(*, tenant: Reseller, days: int = DEMO_HISTORY_DAYS) ->
     return written
 
 
-def demo_site_ages_backfill(*, tenant: Reseller, now=None) -> int:
+def demo_site_ages_backfill(*, tenant: Reseller, now: datetime | None = None) -> int:
     """The demo's sites waiting on their directory or asking for action were first seen by its
     first sync, so none could be late for days: give each never seen changing a first sighting
     up to DEMO_WAITING_DAYS back (deterministically, by site), as the generated days give the
