@@ -47,6 +47,8 @@ ACCOUNT, SUBTREE, PERSONAL = Scope.ACCOUNT, Scope.SUBTREE, Scope.PERSONAL
 POLICY: dict[str, Rule] = {
     # -- pages --------------------------------------------------------------------------------
     "tenant_home": Rule(VIEWER, MANAGER, SUBTREE),
+    # A change in doubt: anyone who sees it reads why; a manager decides whether it arrived.
+    "change_resolve": Rule(VIEWER, MANAGER, SUBTREE),
     "business_list": Rule(VIEWER, MANAGER, SUBTREE),
     "business_export": Rule(VIEWER, MANAGER, SUBTREE),
     # Listings out and in as files: viewers export and read previews; managers import.
@@ -148,6 +150,7 @@ POLICY: dict[str, Rule] = {
     "api_change_list": Rule(VIEWER, MANAGER, SUBTREE),
     "api_change_detail": Rule(VIEWER, MANAGER, SUBTREE),
     "api_change_retry": Rule(VIEWER, MANAGER, SUBTREE),
+    "api_change_arrived": Rule(VIEWER, MANAGER, SUBTREE),
     "api_listing": Rule(VIEWER, MANAGER, SUBTREE),
     "api_listing_submission_list": Rule(VIEWER, MANAGER, SUBTREE),
     "api_listing_submission_detail": Rule(VIEWER, MANAGER, SUBTREE),

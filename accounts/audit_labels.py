@@ -83,6 +83,8 @@ OUTBOX_EVENT_LABELS: dict[str, str] = {
     "accepted": "{kind} accepted by the provider",
     "rejected": "{kind} refused by the provider",
     "failed": "{kind} could not be sent",
+    "in_doubt": "{kind} in doubt: its answer was lost, and the provider may or may not have it",
+    "marked_arrived": "{kind} marked as arrived by a member (its answer was lost)",
     "retried": "{kind} sent again",
 }
 for _kind, _kind_label in OUTBOX_KIND_LABELS.items():

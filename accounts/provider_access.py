@@ -38,20 +38,23 @@ logger = logging.getLogger(__name__)
 def shared_rate_limiter() -> RateLimiter:
     """One limiter per process, shared through Redis, or through files on a single host."""
     if settings.REDIS_URL:
-        return RedisRateLimiter(settings.REDIS_URL)
+        return RedisRateLimiter(settings.REDIS_URL,
+                                fallback_processes=settings.PROVIDER_RATE_LIMIT_PROCESSES)
     return FileRateLimiter(settings.DATA_DIR / "ratelimit")
 
 
 @functools.cache
-def _shared_pacer(redis_url: str, data_dir: str) -> AdaptivePacer:
-    store = RedisStateStore(redis_url) if redis_url else FileStateStore(Path(data_dir) / "pace")
+def _shared_pacer(redis_url: str, data_dir: str, processes: int) -> AdaptivePacer:
+    store = (RedisStateStore(redis_url, fallback_processes=processes) if redis_url
+             else FileStateStore(Path(data_dir) / "pace"))
     return AdaptivePacer(store)
 
 
 def shared_pacer() -> AdaptivePacer:
     """The pacer of the connections whose rate limit is learned (`auto`), shared like the
     limiter: what one worker learns, every worker uses, and the next run starts from it."""
-    return _shared_pacer(settings.REDIS_URL or "", str(settings.DATA_DIR))
+    return _shared_pacer(settings.REDIS_URL or "", str(settings.DATA_DIR),
+                         settings.PROVIDER_RATE_LIMIT_PROCESSES)
 
 
 def rate_limit_key(tenant: Reseller) -> str:

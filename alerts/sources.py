@@ -17,9 +17,10 @@ logger = logging.getLogger(__name__)
 
 
 def listing_change_settled(*, tenant: Reseller, entry: OutboxEntry) -> list[Alert]:
-    """A listing change the provider rejected, or that failed after every attempt."""
+    """A listing change the provider rejected, that failed after every attempt, or that is in
+    doubt (a member must say whether it arrived)."""
     if entry.kind != OutboxEntry.Kind.LISTING_CREATE or entry.state not in (
-            OutboxEntry.State.REJECTED, OutboxEntry.State.FAILED):
+            OutboxEntry.State.REJECTED, OutboxEntry.State.FAILED, OutboxEntry.State.IN_DOUBT):
         return []
     business = (Business.objects.filter(pk=entry.business_id).first()
                 if entry.business_id else None)
@@ -31,13 +32,23 @@ def listing_change_settled(*, tenant: Reseller, entry: OutboxEntry) -> list[Aler
         message = (f"The provider rejected {what} for {name}{code}: "
                    f"{entry.provider_message or 'no reason given'}. Correct it in the listing "
                    "editor and send it again.")
+    elif entry.state == OutboxEntry.State.IN_DOUBT:
+        title = f"Listing change in doubt for {name}"
+        message = (f"{what[:1].upper()}{what[1:]} for {name} was sent, but the provider's answer "
+                   "was lost and its state cannot tell whether the change arrived. Check the "
+                   "listing at the provider, then say whether it arrived or send it again; "
+                   "another change of this listing waits until then.")
     else:
         title = f"Listing change could not be sent for {name}"
         message = (f"{what[:1].upper()}{what[1:]} for {name} was not accepted after "
                    f"{entry.attempts} attempts: {entry.last_error or entry.provider_message}. "
                    "Retry it from the listing editor.")
-    link = (page_path("listing_edit", tenant.slug, business.remote_id) if business is not None
-            else page_path("business_list", tenant.slug))
+    if entry.state == OutboxEntry.State.IN_DOUBT:
+        link = page_path("change_resolve", tenant.slug, entry.pk)
+    elif business is not None:
+        link = page_path("listing_edit", tenant.slug, business.remote_id)
+    else:
+        link = page_path("business_list", tenant.slug)
     return alerts_raise(tenant=tenant, findings=[Finding(
         kind=Kind.LISTING_REJECTED, cause=f"change:{entry.pk}", title=title, message=message,
         link=link, business=business,

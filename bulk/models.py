@@ -88,6 +88,8 @@ class BulkChangeItem(TenantOwned):
         ACCEPTED = "accepted", "Accepted"
         REJECTED = "rejected", "Rejected"
         FAILED = "failed", "Failed"
+        # Its answer was lost and the provider's state cannot tell: a person decides.
+        IN_DOUBT = "in_doubt", "In doubt"
         SKIPPED = "skipped", "Skipped"
         ROLLED_BACK = "rolled_back", "Rolled back"
 
@@ -97,6 +99,7 @@ class BulkChangeItem(TenantOwned):
         ACCEPTED = "accepted", "Rolled back"
         REJECTED = "rejected", "Refused by the provider"
         FAILED = "failed", "Failed"
+        IN_DOUBT = "in_doubt", "In doubt"
         IMPOSSIBLE = "impossible", "Nothing to go back to"
 
     change = models.ForeignKey(BulkChange, on_delete=models.CASCADE, related_name="items")

@@ -49,7 +49,8 @@ def _waves_needed(sizes: list[int], locations: int) -> int:
 
 
 # The outbox's answers that settle an item, under the item's names for them.
-ANSWERS = (OutboxEntry.State.ACCEPTED, OutboxEntry.State.REJECTED, OutboxEntry.State.FAILED)
+ANSWERS = (OutboxEntry.State.ACCEPTED, OutboxEntry.State.REJECTED, OutboxEntry.State.FAILED,
+           OutboxEntry.State.IN_DOUBT)
 
 
 def bulk_change_progress(*, change: BulkChange) -> dict:
@@ -76,7 +77,8 @@ def bulk_change_progress(*, change: BulkChange) -> dict:
     accepted = by_state.get(BulkChangeItem.State.ACCEPTED, 0) \
         + by_state.get(BulkChangeItem.State.ROLLED_BACK, 0)
     settled = accepted + skipped + sum(by_state.get(state, 0) for state in (
-        BulkChangeItem.State.REJECTED, BulkChangeItem.State.FAILED))
+        BulkChangeItem.State.REJECTED, BulkChangeItem.State.FAILED,
+        BulkChangeItem.State.IN_DOUBT))
     return {
         "waves_total": change.current_wave + _waves_needed(
             change.waves[change.current_wave:] or change.waves[-1:],
@@ -88,6 +90,7 @@ def bulk_change_progress(*, change: BulkChange) -> dict:
         "accepted": accepted,
         "rejected": by_state.get(BulkChangeItem.State.REJECTED, 0),
         "failed": by_state.get(BulkChangeItem.State.FAILED, 0),
+        "in_doubt": by_state.get(BulkChangeItem.State.IN_DOUBT, 0),
         "skipped": skipped,
         "rolled_back": by_state.get(BulkChangeItem.State.ROLLED_BACK, 0),
         "percent": round(100 * settled / sendable) if sendable else 0,

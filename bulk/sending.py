@@ -54,10 +54,11 @@ Rollback = BulkChangeItem.Rollback
 ACTION_REQUIRED = "Action Required"
 # The outcome of an outbox row, as the item records it.
 OUTCOMES = {OutboxEntry.State.ACCEPTED: Item.ACCEPTED, OutboxEntry.State.REJECTED: Item.REJECTED,
-            OutboxEntry.State.FAILED: Item.FAILED}
+            OutboxEntry.State.FAILED: Item.FAILED, OutboxEntry.State.IN_DOUBT: Item.IN_DOUBT}
 ROLLBACK_OUTCOMES = {OutboxEntry.State.ACCEPTED: Rollback.ACCEPTED,
                      OutboxEntry.State.REJECTED: Rollback.REJECTED,
-                     OutboxEntry.State.FAILED: Rollback.FAILED}
+                     OutboxEntry.State.FAILED: Rollback.FAILED,
+                     OutboxEntry.State.IN_DOUBT: Rollback.IN_DOUBT}
 
 CHANGED_SINCE_DRY_RUN = ("The listing changed after the dry run (version {number} was "
                          "accepted), so this change was not sent: make a new bulk change for it.")
@@ -232,7 +233,8 @@ def bulk_changes_to_advance(*, tenant: Reseller):
     outcome of changes queued before a pause or a cancel."""
     return BulkChange.objects.filter(reseller=tenant).filter(
         Q(state__in=(State.APPLYING, State.ROLLING_BACK))
-        | Q(state__in=(State.PAUSED, State.CANCELLED), items__state=Item.QUEUED)
+        | Q(state__in=(State.PAUSED, State.CANCELLED), items__state__in=(Item.QUEUED,
+                                                                         Item.IN_DOUBT))
     ).distinct().values_list("pk", flat=True)
 
 
@@ -265,14 +267,16 @@ def _outcome(**lookup):
 
 
 def _settle(change: BulkChange) -> None:
-    """Items take the outcome of their outbox rows: one statement per outcome."""
-    queued = change.items.filter(state=Item.QUEUED)
+    """Items take the outcome of their outbox rows: one statement per outcome. An item in
+    doubt follows its row once a person decided (arrived, or sent again and answered)."""
+    queued = change.items.filter(state__in=(Item.QUEUED, Item.IN_DOUBT))
     for entry_state, item_state in OUTCOMES.items():
-        queued.filter(outbox_entry__state=entry_state).update(
+        queued.filter(outbox_entry__state=entry_state).exclude(state=item_state).update(
             state=item_state, note=_outcome(pk=OuterRef("outbox_entry_id")))
-    rolling = change.items.filter(rollback_state=Rollback.QUEUED)
+    rolling = change.items.filter(rollback_state__in=(Rollback.QUEUED, Rollback.IN_DOUBT))
     for entry_state, rollback_state in ROLLBACK_OUTCOMES.items():
-        settled = rolling.filter(rollback_version__outbox_entry__state=entry_state)
+        settled = rolling.filter(rollback_version__outbox_entry__state=entry_state).exclude(
+            rollback_state=rollback_state)
         if rollback_state == Rollback.ACCEPTED:
             settled.update(rollback_state=rollback_state, state=Item.ROLLED_BACK)
         else:
@@ -305,14 +309,19 @@ def _wave_healthy(change: BulkChange, items) -> bool:
     and waits (False, unpaused) while its statuses are being read again."""
     counts = dict(items.values_list("state").annotate(n=Count("pk")).order_by())
     refused, failed = counts.get(Item.REJECTED, 0), counts.get(Item.FAILED, 0)
-    sent = sum(counts.get(state, 0) for state in (Item.ACCEPTED, Item.REJECTED, Item.FAILED))
+    doubtful = counts.get(Item.IN_DOUBT, 0)
+    sent = sum(counts.get(state, 0)
+               for state in (Item.ACCEPTED, Item.REJECTED, Item.FAILED, Item.IN_DOUBT))
     wave = change.current_wave
-    if refused or failed:
+    if refused or failed or doubtful:
         parts = []
         if refused:
             parts.append(f"the provider refused {refused}")
         if failed:
             parts.append(f"{failed} could not be sent")
+        if doubtful:
+            parts.append(f"{doubtful} {'is' if doubtful == 1 else 'are'} in doubt (the "
+                         "answer was lost: say for each whether it arrived)")
         _pause_unhealthy(change, f"Wave {wave} did not go well: of its {sent} changes, "
                        f"{' and '.join(parts)}. See the locations below; resume to go on "
                        "with the next wave anyway, or roll back.")

@@ -63,9 +63,10 @@ STATE_BADGES = {State.DRAFT: "", State.DRY_RUN_DONE: "info", State.APPLYING: "in
                 State.ROLLING_BACK: "info", State.ROLLED_BACK: "ok"}
 ITEM_BADGES = {Item.WILL_CHANGE: "info", Item.UNCHANGED: "", Item.INVALID: "bad",
                Item.QUEUED: "info", Item.ACCEPTED: "ok", Item.REJECTED: "bad",
-               Item.FAILED: "bad", Item.SKIPPED: "warn", Item.ROLLED_BACK: "ok"}
+               Item.FAILED: "bad", Item.IN_DOUBT: "warn", Item.SKIPPED: "warn",
+               Item.ROLLED_BACK: "ok"}
 ROLLBACK_BADGES = {Rollback.QUEUED: "info", Rollback.ACCEPTED: "ok", Rollback.REJECTED: "bad",
-                   Rollback.FAILED: "bad", Rollback.IMPOSSIBLE: "warn"}
+                   Rollback.FAILED: "bad", Rollback.IN_DOUBT: "warn", Rollback.IMPOSSIBLE: "warn"}
 
 # Each action: the service, and what the page says once it is done.
 ACTIONS = {
@@ -151,6 +152,7 @@ def progress_payload(change: BulkChange, progress: dict) -> dict:
         "accepted": progress["accepted"],
         "rejected": progress["rejected"],
         "failed": progress["failed"],
+        "in_doubt": progress.get("in_doubt", 0),
         "skipped": progress["skipped"],
         "rollback_total": rollback_total,
         "rollback_queued": rollback_queued,

@@ -2,7 +2,9 @@
 
 Each handler follows `outbox.services`: `send(client, entry)` calls the provider,
 `on_accepted(entry, reply)` applies the local effect in the transaction that marks the row
-accepted, and `reconcile(client, entry)` (where there is one) decides after an unknown outcome.
+accepted (`reply` is None when a person marked it as arrived), `reconcile(client, entry)`
+(where there is one) decides after an unknown outcome, and `repeatable` says that sending
+twice does what sending once does.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from accounts.services import hierarchy_mapping_replace
 from listings.models import Answer, CustomField, Question, Subscription
 from listings.selectors import hierarchy_requested_levels
 from outbox.models import OutboxEntry
-from outbox.services import outbox_handler
+from outbox.services import Arrived, outbox_handler
 from portal.mirror import upsert
 from provider import NotFound, ProviderClient, Rejected
 from provider.types import WebhookAuth
@@ -31,16 +33,17 @@ class CustomFieldCreate:
         return client.create_custom_field(entry.reseller.account_number, entry.payload)
 
     def reconcile(self, client: ProviderClient, entry: OutboxEntry):
-        """After an unknown outcome: send again; a duplicate name (5022) means the first
-        attempt created it. The reply then has no id; the field is mirrored when the provider
-        returns it again (or stays listed by its accepted outbox row)."""
+        """After an unknown outcome: send again, which the provider refuses with 5022 if a
+        field of this name exists; it never holds two. Then the field the user asked for is
+        there (the first attempt's, or one made at the provider under the same name), and the
+        change is done; its id is unknown, and the field stays listed by its accepted row."""
         try:
-            return self.send(client, entry)
+            return Arrived(self.send(client, entry))
         except Rejected as exc:
             if exc.code != DUPLICATE_CUSTOM_FIELD:
                 raise
-            return {"fieldName": entry.payload.get("fieldName"), "reconciled": True,
-                    "message": exc.message}
+            return Arrived({"fieldName": entry.payload.get("fieldName"), "reconciled": True,
+                            "message": exc.message})
 
     def on_accepted(self, entry: OutboxEntry, reply) -> None:
         remote_id = getattr(reply, "id", None)
@@ -65,6 +68,8 @@ class CustomFieldCreate:
 class QnaDeleteAll:
     """payload: {"businessId"} of `entry.business`. Deleting is idempotent: no reconcile."""
 
+    repeatable = True
+
     def send(self, client: ProviderClient, entry: OutboxEntry):
         return client.delete_all_qna(entry.business.remote_id)
 
@@ -84,9 +89,10 @@ class Subscribe:
     "password_encrypted"} | null}.
 
     The provider offers no way to list subscriptions, so an unknown outcome cannot be read
-    back: the row is sent again later (a duplicate subscription is possible then, a lost one
-    is not).
+    back: the row is in doubt, and a person decides (sending it again may subscribe twice).
     """
+
+    resend_effect = "subscribes the address a second time, and its events arrive twice"
 
     def send(self, client: ProviderClient, entry: OutboxEntry):
         payload = entry.payload
@@ -105,6 +111,11 @@ class Subscribe:
         payload = entry.payload
         auth = payload.get("auth")
         now = timezone.now()
+        if reply is None:
+            # Marked as arrived by a person: the provider's id of it is unknown, and without
+            # one it cannot be removed from here; the password is still not kept.
+            self._forget_password(entry)
+            return
         Subscription.objects.update_or_create(
             reseller=entry.reseller, remote_id=reply.id,
             defaults={"event_name": payload["eventName"], "webhook_url": payload["webhookUrl"],
@@ -115,16 +126,23 @@ class Subscribe:
                               "authUsername": (auth or {}).get("username", "")},
                       "last_seen_at": now, "removed_at": None},
         )
+        self._forget_password(entry)
+
+    @staticmethod
+    def _forget_password(entry: OutboxEntry) -> None:
+        auth = entry.payload.get("auth")
         if auth:
             # The provider holds the password now; the portal keeps no copy, not even encrypted.
-            entry.payload = {**payload, "auth": {"username": auth.get("username", ""),
-                                                 "password_encrypted": ""}}
+            entry.payload = {**entry.payload, "auth": {"username": auth.get("username", ""),
+                                                       "password_encrypted": ""}}
             entry.save(update_fields=["payload", "updated_at"])
 
 
 @outbox_handler(OutboxEntry.Kind.UNSUBSCRIBE)
 class Unsubscribe:
     """payload: {"subscriptionId"}. Removing is idempotent: sending twice is safe."""
+
+    repeatable = True
 
     def send(self, client: ProviderClient, entry: OutboxEntry):
         retries_before = client.stats.retries
@@ -138,15 +156,6 @@ class Unsubscribe:
             if exc.code == SUBSCRIPTION_NOT_FOUND and earlier_attempt:
                 return {"message": "Already removed", "alreadyRemoved": True}
             raise
-
-    def reconcile(self, client: ProviderClient, entry: OutboxEntry):
-        try:
-            return client.unsubscribe(entry.payload["subscriptionId"],
-                                      account_number=entry.reseller.account_number)
-        except NotFound as exc:
-            if exc.code != SUBSCRIPTION_NOT_FOUND:
-                raise
-            return {"message": "Already removed", "alreadyRemoved": True}
 
     def on_accepted(self, entry: OutboxEntry, reply) -> None:
         Subscription.objects.filter(
@@ -164,6 +173,8 @@ class HierarchyUpdate:
     The provider replaces the mapping it holds with what is sent, so sending again is harmless:
     no reconciling is needed after an unknown outcome, the outbox simply retries.
     """
+
+    repeatable = True
 
     def send(self, client: ProviderClient, entry: OutboxEntry):
         return client.update_hierarchy(entry.business.remote_id,

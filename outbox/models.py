@@ -30,6 +30,9 @@ class OutboxEntry(TenantOwned):
         ACCEPTED = "accepted", "Accepted"
         REJECTED = "rejected", "Rejected"
         FAILED = "failed", "Failed"
+        # A request left and its answer was lost, and the provider's state cannot tell whether
+        # it arrived: a person decides (send it again, or mark it as arrived).
+        IN_DOUBT = "in_doubt", "In doubt"
 
     kind = models.CharField(max_length=32, choices=Kind.choices)
     business = models.ForeignKey("accounts.Business", null=True, blank=True,
@@ -42,8 +45,21 @@ class OutboxEntry(TenantOwned):
     in_doubt = models.BooleanField(
         default=False, help_text="An earlier send may have reached the provider unseen: the next "
                                  "send reads the provider's state back first.")
+    doubt_since = models.DateTimeField(
+        null=True, blank=True, help_text="When the first request whose outcome is unknown left: "
+                                         "the provider's state is read against this moment.")
     next_attempt_at = models.DateTimeField(default=timezone.now, db_index=True)
+    queued_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its send task was last queued; the sweep queues "
+                                         "it again if that task seems lost.")
     claimed_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="The sending worker's last sign of life; a row whose "
+                                         "worker stopped giving one is taken up by another.")
+    request_sent_at = models.DateTimeField(
+        null=True, blank=True, help_text="When this send's request left for the provider (after "
+                                         "any wait for a rate-limit slot); cleared when the "
+                                         "provider answered without acting on it.")
     provider_code = models.IntegerField(null=True, blank=True)
     provider_message = models.TextField(blank=True)
     provider_reply = models.JSONField(null=True, blank=True)
@@ -54,7 +70,12 @@ class OutboxEntry(TenantOwned):
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
+    # The outbox is still working on these.
     OPEN_STATES = (State.PENDING, State.SENDING)
+    # Not settled yet: a next change of the same thing waits for these to be.
+    UNSETTLED_STATES = (State.PENDING, State.SENDING, State.IN_DOUBT)
+    # A person may send these again.
+    RETRYABLE_STATES = (State.FAILED, State.REJECTED, State.IN_DOUBT)
 
     class Meta:
         verbose_name = "outbox entry"
@@ -63,7 +84,10 @@ class OutboxEntry(TenantOwned):
         # The table and index keep the names they had when the model lived in `portal`.
         db_table = "portal_outboxentry"
         indexes = [models.Index(fields=["reseller", "state", "next_attempt_at"],
-                                name="portal_outb_reselle_a877b4_idx")]
+                                name="portal_outb_reselle_a877b4_idx"),
+                   # The sweep's reads across resellers: due rows, and rows being sent.
+                   models.Index(fields=["state", "next_attempt_at"],
+                                name="outbox_state_due_idx")]
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} ({self.get_state_display()})"

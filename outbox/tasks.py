@@ -1,10 +1,10 @@
-"""Tasks of the outbox: send one row, and sweep the rows whose send task was lost."""
+"""Tasks of the outbox: send one row, and sweep the rows whose send is due."""
 
 from celery import shared_task
 
 from accounts.models import Reseller
 from outbox import services
-from portal.tenancy import tenant_scope, tenant_task
+from portal.tenancy import tenant_task
 
 
 @shared_task(acks_late=True)
@@ -16,11 +16,6 @@ def outbox_send_task(*, reseller_id: int, entry_id: int) -> None:
 
 @shared_task(acks_late=True)
 def outbox_sweep_task() -> int:
-    """Send what is due for every reseller (lost tasks, backoff retries, dead workers)."""
-    sent = 0
-    for reseller in Reseller.objects.exclude(status=Reseller.Status.SUSPENDED):
-        with tenant_scope(reseller):
-            for entry_id in services.outbox_due(tenant=reseller).values_list("pk", flat=True):
-                if services.outbox_send(tenant=reseller, entry_id=entry_id) is not None:
-                    sent += 1
-    return sent
+    """Queue the sends that are due (lost tasks, backoff retries, dead workers), each as a
+    task of its own; returns how many."""
+    return services.outbox_sweep()

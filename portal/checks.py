@@ -50,3 +50,36 @@ def check_task_time_limits(app_configs=None, **kwargs) -> list[checks.CheckMessa
         visibility=configured_visibility_timeout(),
     )
     return [checks.Error(problem, id="portal.E001") for problem in problems]
+
+
+# The longest a sending worker waits in its process for a rate-limit slot, or sleeps between
+# two attempts (provider.ProviderClient's max_wait_in_process).
+PROVIDER_MAX_WAIT_IN_PROCESS = 10.0
+
+
+def heartbeat_problems(*, stale: float, connect: float, read: float,
+                       step_stale: float, heartbeat: float) -> list[str]:
+    """What is wrong with the delays after which a worker's work is taken up by another."""
+    problems = []
+    quiet = connect + read + PROVIDER_MAX_WAIT_IN_PROCESS
+    if stale <= quiet:
+        problems.append(
+            f"OUTBOX_SENDING_STALE_SECONDS ({stale:g} s) must exceed the longest a sending "
+            f"worker stays silent: one request's connect and read timeouts and a wait for a "
+            f"rate-limit slot ({quiet:g} s). A live send would be taken up by a second worker.")
+    if step_stale <= 2 * heartbeat:
+        problems.append(
+            f"SYNC_STEP_STALE_SECONDS ({step_stale:g} s) must be well above "
+            f"SYNC_HEARTBEAT_SECONDS ({heartbeat:g} s): a live step would be taken for dead.")
+    return problems
+
+
+@checks.register()
+def check_heartbeats(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+    problems = heartbeat_problems(
+        stale=settings.OUTBOX_SENDING_STALE_SECONDS, connect=settings.PROVIDER_CONNECT_TIMEOUT,
+        read=settings.PROVIDER_READ_TIMEOUT, step_stale=settings.SYNC_STEP_STALE_SECONDS,
+        heartbeat=settings.SYNC_HEARTBEAT_SECONDS)
+    # A warning: the claim and the in-doubt reading back keep a change from going twice, but
+    # live work would be taken up, and waited on, for nothing.
+    return [checks.Warning(problem, id="portal.W002") for problem in problems]

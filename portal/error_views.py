@@ -7,7 +7,9 @@ client never has to parse an HTML page.
 
 from __future__ import annotations
 
-from django.http import HttpResponseForbidden, HttpResponseServerError, JsonResponse
+import sys
+
+from django.http import HttpResponse, HttpResponseForbidden, HttpResponseServerError, JsonResponse
 from django.template import loader
 from django.views import defaults
 from django.views.decorators.csrf import requires_csrf_token
@@ -56,7 +58,21 @@ def page_not_found(request, exception, template_name="404.html"):
     return defaults.page_not_found(request, exception, template_name)
 
 
+# A database that does not answer (restarting, failing over) is a moment, not a fault: the
+# request is answered 503 with when to try again, never 500.
+DATABASE_UNAVAILABLE_RETRY_SECONDS = 5
+
+
+def _database_unavailable(exception: BaseException | None) -> bool:
+    from django.db import InterfaceError, OperationalError
+
+    return isinstance(exception, OperationalError | InterfaceError)
+
+
 def server_error(request, template_name="500.html"):
+    # Django calls this handler while it handles the exception, which is still current here.
+    if _database_unavailable(sys.exc_info()[1]):
+        return service_unavailable(request)
     if _is_api(request):
         return _api_error(500, "server_error", "Something went wrong on our side.")
     # Django's handler renders without the request: nothing that may have failed (the
@@ -70,3 +86,20 @@ def server_error(request, template_name="500.html"):
         return HttpResponseServerError(loader.get_template(template_name).render({"brand": brand}))
     except Exception:
         return defaults.server_error(request, template_name)
+
+
+def service_unavailable(request):
+    """503 with Retry-After: the database does not answer for a moment."""
+    seconds = DATABASE_UNAVAILABLE_RETRY_SECONDS
+    if _is_api(request):
+        response = _api_error(503, "unavailable", "The service cannot answer for a moment (its "
+                              f"database is restarting); try again in {seconds} seconds.")
+    else:
+        brand = getattr(request, "brand", None)
+        try:
+            body = loader.get_template("503.html").render({"brand": brand, "seconds": seconds})
+        except Exception:  # noqa: BLE001 - the plainest page rather than none
+            body = "<h1>Service unavailable</h1><p>Try again in a few seconds.</p>"
+        response = HttpResponse(body, status=503)
+    response["Retry-After"] = str(seconds)
+    return response

@@ -150,7 +150,9 @@ TENANT_MODEL = "accounts.Reseller"
 REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        # Django's Redis cache, served from the process's memory while Redis does not answer
+        # (portal/cache.py): Redis holds nothing durable, and no request fails for it.
+        "default": {"BACKEND": "portal.cache.TolerantRedisCache", "LOCATION": REDIS_URL}
     }
 else:
     CACHES = {
@@ -247,6 +249,11 @@ PROVIDER_CONNECT_TIMEOUT = env.float("PROVIDER_CONNECT_TIMEOUT", default=5.0)
 PROVIDER_READ_TIMEOUT = env.float("PROVIDER_READ_TIMEOUT", default=30.0)
 PROVIDER_MAX_RETRIES = env.int("PROVIDER_MAX_RETRIES", default=3)
 PROVIDER_BACKOFF_BASE_SECONDS = env.float("PROVIDER_BACKOFF_BASE_SECONDS", default=0.5)
+# How many processes (web and worker processes together) may call the provider with one
+# reseller's key at once. The rate limit is shared through Redis; while Redis does not answer,
+# each process keeps to this share of the key's limit on its own, so that together they stay
+# under it.
+PROVIDER_RATE_LIMIT_PROCESSES = env.int("PROVIDER_RATE_LIMIT_PROCESSES", default=4)
 
 # Sync: locations per chunk task (a chunk costs about a dozen statements whatever its size; see
 # docs/performance.md), concurrent provider requests per chunk, and when a run that stopped
@@ -256,16 +263,39 @@ SYNC_FETCH_THREADS = env.int("SYNC_FETCH_THREADS", default=4)
 SYNC_QNA_PAGE_SIZE = env.int("SYNC_QNA_PAGE_SIZE", default=100)
 SYNC_REPORT_LOOKBACK_DAYS = env.int("SYNC_REPORT_LOOKBACK_DAYS", default=365)
 SYNC_STALE_AFTER_SECONDS = env.int("SYNC_STALE_AFTER_SECONDS", default=900)
+# A step of a run (the walk, a chunk of locations, the account resources) gives a sign of life
+# every SYNC_HEARTBEAT_SECONDS while it works; one silent for SYNC_STEP_STALE_SECONDS was left
+# by a dead worker, and the sweep (every SYNC_SWEEP_SECONDS) hands it to another.
+SYNC_HEARTBEAT_SECONDS = env.float("SYNC_HEARTBEAT_SECONDS", default=5.0)
+SYNC_STEP_STALE_SECONDS = env.int("SYNC_STEP_STALE_SECONDS", default=30)
+SYNC_SWEEP_SECONDS = env.int("SYNC_SWEEP_SECONDS", default=10)
+# A step queued this long without starting, while the broker holds no message for it, was lost
+# (a broker restarted without its messages) and is queued again.
+SYNC_STEP_LOST_SECONDS = env.int("SYNC_STEP_LOST_SECONDS", default=60)
 SYNC_NIGHTLY_CRONTAB = env.str("SYNC_NIGHTLY_CRONTAB", default="30 2 * * *")
 SYNC_STATUS_REFRESH_MINUTES = env.int("SYNC_STATUS_REFRESH_MINUTES", default=30)
 
-# Outbox of writes to the provider: attempts before a row is marked failed, the first retry
-# delay (doubling each time), when a row left `sending` by a dead worker is sent again, and how
-# often the sweep looks for due rows.
+# Outbox of writes to the provider (docs/resilience.md): attempts before a row is marked
+# failed, the first retry delay (doubling each time); how long a sending worker may give no
+# sign of life before another takes its row up (above one request's connect and read timeouts
+# and the longest wait for a rate-limit slot: a check says so); how long after a request left
+# its absence from the provider's state proves it did not arrive; how often the sweep queues
+# the sends due, how many at most each time, and after how long a queued send whose task has
+# not run is presumed lost (a broker restarted without its messages) and queued again.
 OUTBOX_MAX_ATTEMPTS = env.int("OUTBOX_MAX_ATTEMPTS", default=8)
 OUTBOX_RETRY_BASE_SECONDS = env.int("OUTBOX_RETRY_BASE_SECONDS", default=30)
-OUTBOX_SENDING_STALE_SECONDS = env.int("OUTBOX_SENDING_STALE_SECONDS", default=300)
-OUTBOX_SWEEP_SECONDS = env.int("OUTBOX_SWEEP_SECONDS", default=60)
+OUTBOX_SENDING_STALE_SECONDS = env.int("OUTBOX_SENDING_STALE_SECONDS", default=60)
+OUTBOX_IN_FLIGHT_SECONDS = env.int(
+    "OUTBOX_IN_FLIGHT_SECONDS",
+    default=int(PROVIDER_CONNECT_TIMEOUT + PROVIDER_READ_TIMEOUT) + 15)
+OUTBOX_SWEEP_SECONDS = env.int("OUTBOX_SWEEP_SECONDS", default=10)
+OUTBOX_SWEEP_BATCH = env.int("OUTBOX_SWEEP_BATCH", default=200)
+OUTBOX_REQUEUE_SECONDS = env.int("OUTBOX_REQUEUE_SECONDS", default=120)
+# How often the bulk changes and provider events are swept for a step that is due.
+SWEEP_SECONDS = env.int("SWEEP_SECONDS", default=60)
+# The provider's clock may differ from ours by up to this much: a listing's "last updated"
+# moment earlier than a request by more than this proves the request did not arrive.
+OUTBOX_PROVIDER_CLOCK_SKEW_SECONDS = env.int("OUTBOX_PROVIDER_CLOCK_SKEW_SECONDS", default=60)
 
 # Bulk changes: how long a wave waits for its locations' directory statuses to be read again
 # (when the change asks for it) before the change pauses, and how many waves whose locations
@@ -342,13 +372,17 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": SYNC_STATUS_REFRESH_MINUTES * 60.0,
         "kwargs": {"resources": ["listing_status"]},
     },
+    "sync-sweep": {
+        "task": "sync.tasks.sync_sweep_task",
+        "schedule": float(SYNC_SWEEP_SECONDS),
+    },
     "bulk-changes-sweep": {
         "task": "bulk.tasks.bulk_changes_sweep_task",
-        "schedule": float(OUTBOX_SWEEP_SECONDS),
+        "schedule": float(SWEEP_SECONDS),
     },
     "provider-events-sweep": {
         "task": "events.tasks.provider_event_sweep_task",
-        "schedule": float(OUTBOX_SWEEP_SECONDS),
+        "schedule": float(SWEEP_SECONDS),
     },
     # Late in the day: each reseller's day gets its history row (a day without a sync too),
     # and days older than the retention go.

@@ -14,6 +14,7 @@ tenant_patterns = [
     path("", include("dashboard.urls")),
     path("", include("accounts.urls")),
     path("", include("sync.urls")),
+    path("", include("outbox.urls")),
     path("", include("listings.urls")),
     path("", include("media_app.urls")),
     path("", include("reviews_app.urls")),

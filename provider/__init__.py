@@ -37,7 +37,13 @@ Pagination
 Rate limiting (``provider.ratelimit``)
     ``RedisRateLimiter``, ``FileRateLimiter`` (one host, no server) and ``NullRateLimiter``,
     keyed by a non-secret identifier of the API key. ``client.stats`` counts requests sent,
-    429s received and retries.
+    429s received and retries. With Redis unreachable, the Redis limiter and pacer keep each
+    process to its share of the key's limit in memory until Redis answers again.
+
+Writes observed (``ProviderClient.observe_writes``)
+    A ``WriteObserver`` hears when each request of a write leaves (after any wait for a
+    rate-limit slot) and whether its answer proves it had no effect, so that a caller can record
+    durably that a request may have reached the provider before it does.
 """
 
 from .adaptive import AdaptivePacer, AdaptivePolicy, FileStateStore, RedisStateStore
@@ -51,16 +57,18 @@ from .errors import (
     RateLimitWaitTooLong,
     Rejected,
     Transient,
+    WriteNotRecorded,
 )
 from .pagination import MAX_WINDOW, Pages, PageWindowExceeded
 from .ratelimit import (
     FileRateLimiter,
+    MemoryRateLimiter,
     NullRateLimiter,
     RateLimit,
     RateLimiter,
     RedisRateLimiter,
 )
-from .transport import ClientStats
+from .transport import ClientStats, WriteObserver
 
 __all__ = [
     "AUTO",
@@ -73,6 +81,7 @@ __all__ = [
     "AuthError",
     "ClientStats",
     "FileRateLimiter",
+    "MemoryRateLimiter",
     "NotFound",
     "NullRateLimiter",
     "PageWindowExceeded",
@@ -86,4 +95,6 @@ __all__ = [
     "RedisRateLimiter",
     "Rejected",
     "Transient",
+    "WriteNotRecorded",
+    "WriteObserver",
 ]

@@ -31,6 +31,7 @@ import fcntl
 import hashlib
 import json
 import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
@@ -38,6 +39,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from .errors import RateLimitWaitTooLong
+from .ratelimit import REDIS_SOCKET_OPTIONS, RedisOutage
 
 ResultT = TypeVar("ResultT")
 
@@ -255,14 +257,52 @@ class FileStateStore:
             return None
 
 
-class RedisStateStore:
-    """One JSON record per key in Redis, changed in an optimistic transaction (every machine)."""
+class MemoryStateStore:
+    """One record per key in this process's memory (its threads share it)."""
 
-    def __init__(self, redis_url: str, *, key_prefix: str = "provider-pace") -> None:
+    def __init__(self) -> None:
+        self._records: dict[str, dict] = {}
+        self._lock = threading.Lock()
+
+    def update(self, key: str, change: Callable[[dict | None], tuple[dict, ResultT]]) -> ResultT:
+        with self._lock:
+            record, result = change(self._records.get(key))
+            self._records[key] = record
+            return result
+
+    def read(self, key: str) -> dict | None:
+        with self._lock:
+            return self._records.get(key)
+
+    def seed(self, key: str, record: dict | None) -> None:
+        with self._lock:
+            if key not in self._records and record is not None:
+                self._records[key] = record
+
+    def clear(self) -> None:
+        with self._lock:
+            self._records.clear()
+
+
+class RedisStateStore:
+    """One JSON record per key in Redis, changed in an optimistic transaction (every machine).
+
+    While Redis does not answer, each process paces on its own record, started from the last
+    one it saw with the rate (and ceiling) divided by ``fallback_processes``, so that together
+    they stay under what was learned; once Redis answers again, the shared record is used."""
+
+    def __init__(self, redis_url: str, *, key_prefix: str = "provider-pace",
+                 fallback_processes: int = 4) -> None:
         import redis
 
-        self._redis = redis.Redis.from_url(redis_url)
+        if fallback_processes < 1:
+            raise ValueError("fallback_processes must be at least 1")
+        self._redis = redis.Redis.from_url(redis_url, **REDIS_SOCKET_OPTIONS)
         self._prefix = key_prefix
+        self._fallback = MemoryStateStore()
+        self._fallback_processes = fallback_processes
+        self._seen: dict[str, dict] = {}
+        self.outage = RedisOutage("learned provider rate")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"  # the URL may carry a password
@@ -271,6 +311,21 @@ class RedisStateStore:
         return f"{self._prefix}:{key}"
 
     def update(self, key: str, change: Callable[[dict | None], tuple[dict, ResultT]]) -> ResultT:
+        if not self.outage.down:
+            try:
+                result = self._update_shared(key, change)
+            except self.outage.errors as exc:
+                self.outage.failed(exc, f"each process paces at 1/{self._fallback_processes} "
+                                        "of the rate learned so far")
+            else:
+                if self.outage.recovered():
+                    self._fallback.clear()  # a later outage starts from the shared record
+                return result
+        self._fallback.seed(key, self._share_of(self._seen.get(key)))
+        return self._fallback.update(key, change)
+
+    def _update_shared(self, key: str,
+                       change: Callable[[dict | None], tuple[dict, ResultT]]) -> ResultT:
         name = self._key(key)
         outcome: list[ResultT] = []
 
@@ -278,13 +333,32 @@ class RedisStateStore:
             record, result = change(_loads(pipe.get(name)))
             pipe.multi()
             pipe.set(name, json.dumps(record))
-            outcome[:] = [result]
+            outcome[:] = [result, record]
 
         self._redis.transaction(run, name)
+        self._seen[key] = outcome[1]
         return outcome[0]
 
+    def _share_of(self, record: dict | None) -> dict | None:
+        if record is None:
+            return None
+        share = dict(record)
+        for name in ("rate", "ceiling"):
+            if isinstance(share.get(name), int | float):
+                share[name] = share[name] / self._fallback_processes
+        return share
+
     def read(self, key: str) -> dict | None:
-        return _loads(self._redis.get(self._key(key)))
+        if not self.outage.down:
+            try:
+                record = _loads(self._redis.get(self._key(key)))
+            except self.outage.errors as exc:
+                self.outage.failed(exc, f"each process paces at 1/{self._fallback_processes} "
+                                        "of the rate learned so far")
+            else:
+                self.outage.recovered()
+                return record
+        return self._fallback.read(key) or self._share_of(self._seen.get(key))
 
 
 def _loads(text: str | bytes | None) -> dict | None:

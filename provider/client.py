@@ -7,10 +7,11 @@ timeouts, retries, error mapping), then parses the reply into the types of ``typ
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 from urllib.parse import quote
 
@@ -30,7 +31,7 @@ from .formats import DateLike, format_date, format_datetime
 from .pagination import Pages, check_window, numbered_pages, offset_pages
 from .ratelimit import NullRateLimiter, RateLimit, RateLimiter
 from .retry import RetryPolicy
-from .transport import Call, ClientStats, Timeout, Transport
+from .transport import Call, ClientStats, Timeout, Transport, WriteObserver
 from .types import (
     AiSearchConfiguration,
     Category,
@@ -166,6 +167,16 @@ class ProviderClient:
     def __enter__(self) -> ProviderClient:
         return self
 
+    @contextlib.contextmanager
+    def observe_writes(self, observer: WriteObserver) -> Iterator[None]:
+        """Tell ``observer`` when each request of a write leaves and what its answer says of
+        its effect (see ``WriteObserver``), while the block runs. Reads are not observed."""
+        previous, self._transport.observer = self._transport.observer, observer
+        try:
+            yield
+        finally:
+            self._transport.observer = previous
+
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
@@ -198,6 +209,7 @@ class ProviderClient:
                 body=listing_to_wire(payload, self.dialect),
                 idempotent=False,
                 expect_json=False,
+                writes=True,
             )
         )
 
@@ -380,6 +392,7 @@ class ProviderClient:
             _path("v1", "business", business_number, "upload", "media"),
             body={"media": media},
             idempotent=False,
+            writes=True,
         )
         return self._fetch(call, _media_list)
 
@@ -400,6 +413,7 @@ class ProviderClient:
             headers={"x-business-number": str(account_number)},
             body=field.to_json() if isinstance(field, CustomFieldSpec) else dict(field),
             idempotent=False,
+            writes=True,
         )
         return self._fetch(call, CustomField.from_json)
 
@@ -470,6 +484,7 @@ class ProviderClient:
                 ),
                 body={str(level): str(value) for level, value in mapping.items()},
                 expect_json=False,
+                writes=True,
             )
         )
 
@@ -508,6 +523,7 @@ class ProviderClient:
                 _path("v1", "qna", "question", "deleteAll"),
                 params={"businessId": str(business_id)},
                 expect_json=False,
+                writes=True,
             )
         )
 
@@ -584,6 +600,7 @@ class ProviderClient:
                 "auth": auth.to_json() if auth is not None else None,
             },
             idempotent=False,
+            writes=True,
         )
         return self._fetch(call, Subscription.from_json)
 
@@ -597,5 +614,6 @@ class ProviderClient:
             "GET",
             _path("v1", "subscriptions", "unsubscribe", subscription_id),
             params={"businessId": str(account_number)},
+            writes=True,
         )
         return self._fetch(call, UnsubscribeResult.from_json)

@@ -148,6 +148,14 @@ class Transient(ProviderError):
     retryable = True
 
 
+class WriteNotRecorded(Transient):
+    """A write was not sent because its ``WriteObserver`` could not record that it leaves
+    (see ``ProviderClient.observe_writes``). Nothing left; not retried in-process, since the
+    caller could not record the next attempt either."""
+
+    retryable = False
+
+
 def error_body_fields(body: Any) -> tuple[int | None, str | None]:
     """Return ``(code, message)`` of an error body in either shape the provider has used.
 

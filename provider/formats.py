@@ -37,3 +37,13 @@ def format_datetime(value: DateLike, *, end_of_day: bool = False) -> str:
     raise TypeError(
         f"expected a date, datetime or 'MM/DD/YYYY HH:mm:ss' str, got {type(value).__name__}"
     )
+
+
+def parse_status_moment(text: str | None) -> dt.datetime | None:
+    """A status report's ``lastUpdated`` (``MM/DD/YYYY HH:mm:ss``, UTC) as an aware moment, or
+    None for text of another shape (the interface says only "date-time text")."""
+    try:
+        moment = dt.datetime.strptime((text or "").strip(), DATETIME_FORMAT)
+    except ValueError:
+        return None
+    return moment.replace(tzinfo=dt.UTC)

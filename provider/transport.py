@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -29,6 +29,7 @@ from .errors import (
     RateLimited,
     RateLimitWaitTooLong,
     Transient,
+    WriteNotRecorded,
     error_from_reply,
 )
 from .ratelimit import RateLimit, RateLimiter
@@ -67,6 +68,25 @@ class Call:
     # that is not idempotent is retried only when it certainly did not reach the provider.
     idempotent: bool = True
     expect_json: bool = True  # False: the 200 reply has no body worth reading
+    # A write (it changes something at the provider): a `WriteObserver` hears when it leaves
+    # and what its answer says of its effect.
+    writes: bool = False
+
+
+class WriteObserver(Protocol):
+    """Told about each request of a write, so that the moment it leaves can be recorded.
+
+    ``leaving`` is called after any wait for a rate-limit slot, just before the request is
+    written to the connection; if it raises, the request is not sent (the error propagates,
+    as a ``Transient`` whose outcome is known: nothing left). ``answered`` is called once the
+    attempt ends: ``taken`` is False when the provider certainly did not act on the request (a
+    429, a refusal, a failure before it left), True when it answered 2xx, None when unknown
+    (a timeout or a dropped connection after it left, a 5xx).
+    """
+
+    def leaving(self, operation: str) -> None: ...
+
+    def answered(self, operation: str, *, taken: bool | None) -> None: ...
 
 
 class Transport:
@@ -101,6 +121,7 @@ class Transport:
         self._sleep = sleep
         self._rng = rng
         self.stats = ClientStats()
+        self.observer: WriteObserver | None = None
 
     def close(self) -> None:
         if self._owns_session:
@@ -166,6 +187,25 @@ class Transport:
         return self._exchange(call)
 
     def _exchange(self, call: Call) -> Any:
+        observer = self.observer if call.writes else None
+        if observer is not None:
+            try:
+                observer.leaving(call.operation)
+            except Exception as exc:
+                raise WriteNotRecorded(None, f"could not record the request before sending "
+                                       f"it: {type(exc).__name__}", None,
+                                       operation=call.operation) from exc
+        try:
+            reply = self._exchange_once(call)
+        except ProviderError as exc:
+            if observer is not None:
+                observer.answered(call.operation, taken=_taken(exc))
+            raise
+        if observer is not None:
+            observer.answered(call.operation, taken=True)
+        return reply
+
+    def _exchange_once(self, call: Call) -> Any:
         headers = {"Accept": "application/json", **(call.headers or {})}
         headers["x-api-key"] = self._api_key.reveal()
         self.stats._add("requests")
@@ -184,13 +224,15 @@ class Transport:
         except (requests.ConnectionError, requests.Timeout) as exc:
             self._log(call, "failed", started, type(exc).__name__)
             sent = _may_have_been_sent(exc)
-            raise Transient(
+            failure = Transient(
                 None,
                 f"request failed: {type(exc).__name__}",
                 None,
                 operation=call.operation,
                 outcome_unknown=sent and not call.idempotent,
-            ) from exc
+            )
+            failure.request_left = sent
+            raise failure from exc
 
         try:
             content = self._read_bounded(response, call)
@@ -265,6 +307,17 @@ class Transport:
             (time.monotonic() - started) * 1000,
             detail,
         )
+
+
+def _taken(exc: ProviderError) -> bool | None:
+    """What a failed attempt says of the write's effect (see ``WriteObserver.answered``)."""
+    if exc.http_status is None:
+        # No reply: nothing was done unless the request left before the failure.
+        return None if getattr(exc, "request_left", True) else False
+    if isinstance(exc, Transient):
+        # A 5xx, or a 2xx whose body could not be read: it may have been (or was) acted on.
+        return True if 200 <= exc.http_status < 300 else None
+    return False  # a 429 or a refusal: the provider did not act on it
 
 
 def _pooled_session(pool_maxsize: int) -> requests.Session:

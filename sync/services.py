@@ -63,7 +63,9 @@ from listings.mirroring import (
 from listings.models import Answer, ListingSite, ListingStatusReport, Question
 from media_app.mirroring import media_mirror
 from media_app.models import MediaItem
+from portal.durable import with_reconnect
 from portal.outbound import UnsafeURL
+from portal.tenancy import tenant_scope
 from provider import (
     AuthError,
     ClientStats,
@@ -82,6 +84,8 @@ from reviews_app.mirroring import (
 from reviews_app.models import CompetitorMetric, Survey, SurveyResponse
 from reviews_app.services import survey_responses_refresh, survey_responses_refresh_many
 from sync import tasks
+from sync.models import SyncStep
+from sync.steps import NO_HEARTBEAT, Heartbeat, StepClaim, StepTaken, run_alive_since
 
 logger = logging.getLogger(__name__)
 
@@ -136,16 +140,21 @@ def sync_run_create(*, tenant: Reseller, actor: User | None, resources: Iterable
     """Create a queued run, or return the active run that already covers these resources.
 
     One run per reseller and resource at a time: the reseller row is locked while checking so
-    that two clicks cannot both start one.
+    that two clicks cannot both start one. A run that stopped progressing (no count, no sign of
+    life of any of its steps for SYNC_STALE_AFTER_SECONDS) is ended here, in the same
+    transaction, so that two runs over one resource never run at once.
     """
     chosen = normalize_resources(resources, scope=scope)
     stale_before = timezone.now() - timedelta(seconds=settings.SYNC_STALE_AFTER_SECONDS)
     with transaction.atomic():
         Reseller.objects.select_for_update().filter(pk=tenant.pk).first()
-        for active in SyncRun.objects.filter(reseller=tenant, status__in=ACTIVE,
-                                             updated_at__gte=stale_before):
-            if set(active.resources) & set(chosen):
+        for active in SyncRun.objects.filter(reseller=tenant, status__in=ACTIVE).annotate(
+                alive=Q(updated_at__gte=stale_before) | run_alive_since(stale_before)):
+            if not set(active.resources) & set(chosen):
+                continue
+            if active.alive:
                 return active, False
+            _end_stalled(active)
         run = SyncRun.objects.create(reseller=tenant, resources=chosen, scope=scope,
                                      created_by=actor)
         audit_record(tenant=tenant, actor=actor, action="sync.started", obj=run,
@@ -174,10 +183,12 @@ def locations_of(*, tenant: Reseller, run: SyncRun):
 
 
 def sync_walk_and_dispatch(*, tenant: Reseller, run_id: int, dispatcher: Dispatcher,
-                           run: SyncRun | None = None) -> None:
+                           run: SyncRun | None = None, claim: StepClaim | None = None) -> None:
     """The first step of a run: walk the tree, count the work, hand out the other steps.
 
-    `run` is the run already read with its reseller (the task's first statement), or None."""
+    `run` is the run already read with its reseller (the task's first statement), or None;
+    `claim` the worker's claim on the walk's step (its heartbeat). A walk taken up again after
+    its worker died starts the run's next attempt: the steps of the one before do nothing."""
     run = run if run is not None else SyncRun.objects.get(pk=run_id)
     if run.is_finished:
         return
@@ -201,13 +212,18 @@ def sync_walk_and_dispatch(*, tenant: Reseller, run_id: int, dispatcher: Dispatc
         if streamed:
             stream = _LocationStream(run=run, dispatcher=dispatcher,
                                      size=settings.SYNC_CHUNK_SIZE, reserved=reserved)
+    heartbeat = claim.heartbeat() if claim is not None else NO_HEARTBEAT
     try:
         client = _client(tenant)
         with client:
             try:
                 if "businesses" in run.resources:
                     _walk_tree(tenant=tenant, client=client, run=run,
-                               found=stream.add if stream is not None else None)
+                               found=stream.add if stream is not None else None,
+                               heartbeat=heartbeat)
+            except StepTaken:
+                logger.info("sync %s: the walk was taken up by another worker", run.pk)
+                return
             except BaseException:
                 _add_traffic(run, client.stats)
                 raise
@@ -240,7 +256,8 @@ def sync_walk_and_dispatch(*, tenant: Reseller, run_id: int, dispatcher: Dispatc
         with connection.cursor() as cursor:
             cursor.execute(_WALK_DONE_SQL, [location_total - 1 - unreserved,
                                             client.stats.requests, client.stats.rate_limited,
-                                            run.pk, run.reseller_id, run.attempt])
+                                            _now_param(), run.pk, run.reseller_id,
+                                            run.attempt])
             counted = cursor.fetchone()
         if counted is None:
             _add_traffic(run, client.stats)  # a newer attempt has begun: only the traffic
@@ -261,13 +278,15 @@ def sync_walk_and_dispatch(*, tenant: Reseller, run_id: int, dispatcher: Dispatc
     for first_pk, last_pk, count in chunks:
         dispatcher.chunk(run_id=run.pk, attempt=run.attempt, first_pk=first_pk,
                          last_pk=last_pk, expected=count)
+    if claim is not None:
+        claim.done()
     if early and complete:
         _finish_if_complete(run, run.attempt)
 
 
 _START_SQL = (
     f"UPDATE {SyncRun._meta.db_table} SET status = %s, attempt = attempt + 1, "  # noqa: S608
-    "done = 0, failed = 0, total = %s, started_at = COALESCE(started_at, %s) "
+    "done = 0, failed = 0, total = %s, started_at = COALESCE(started_at, %s), updated_at = %s "
     "WHERE id = %s AND reseller_id = %s RETURNING attempt"
 )
 
@@ -277,8 +296,8 @@ def _run_started(run: SyncRun, *, total: int) -> int:
     the attempt is this delivery's own even when another delivery of the walk starts too."""
     started_at = connection.ops.adapt_datetimefield_value(timezone.now())
     with connection.cursor() as cursor:
-        cursor.execute(_START_SQL, [SyncRun.Status.RUNNING, total, started_at, run.pk,
-                                    run.reseller_id])
+        cursor.execute(_START_SQL, [SyncRun.Status.RUNNING, total, started_at, started_at,
+                                    run.pk, run.reseller_id])
         (attempt,) = cursor.fetchone()
     run.status = SyncRun.Status.RUNNING
     return attempt
@@ -286,9 +305,14 @@ def _run_started(run: SyncRun, *, total: int) -> int:
 
 _WALK_DONE_SQL = (
     f"UPDATE {SyncRun._meta.db_table} SET total = total + %s, "  # noqa: S608
-    "requests_made = requests_made + %s, rate_limited = rate_limited + %s "
+    "requests_made = requests_made + %s, rate_limited = rate_limited + %s, updated_at = %s "
     "WHERE id = %s AND reseller_id = %s AND attempt = %s RETURNING done, failed, total"
 )
+
+
+def _now_param():
+    """Now, as a statement's parameter (the progress statements are written by hand)."""
+    return connection.ops.adapt_datetimefield_value(timezone.now())
 
 
 # The first chunk goes out as soon as the walk has found this share of a chunk.
@@ -349,7 +373,8 @@ class _LocationStream:
 
 
 def _walk_tree(*, tenant: Reseller, client: ProviderClient, run: SyncRun,
-               found: Callable[[list[int]], None] | None = None) -> None:
+               found: Callable[[list[int]], None] | None = None,
+               heartbeat: Heartbeat = NO_HEARTBEAT) -> None:
     """Mirror the tree; `found` is given the remote ids of each reply's locations once they
     are mirrored."""
     walk_started_at = timezone.now()
@@ -375,8 +400,13 @@ def _walk_tree(*, tenant: Reseller, client: ProviderClient, run: SyncRun,
                 node, reply = pending.pop()
                 children = (reply.result() if reply is not None
                             else client.child_businesses(node.remote_id))
-                pending += [[container, None] for container in business_children_mirror(
-                    tenant=tenant, parent=node, children=children, seen_at=timezone.now())]
+                if ahead:
+                    heartbeat.beat()  # (this thread writes while requests are in flight)
+                pending += [[container, None] for container in with_reconnect(
+                    lambda node=node, children=children: business_children_mirror(
+                        tenant=tenant, parent=node, children=children,
+                        seen_at=timezone.now()),
+                    what=f"sync {run.pk}")]
                 walked += len(children)
                 if found is not None:
                     # As the mirror types them: a child without a type is a location.
@@ -498,11 +528,14 @@ def sync_location_chunk(*, tenant: Reseller, run_id: int, attempt: int, expected
                         first_pk: int | None = None, last_pk: int | None = None,
                         remote_ids: list[int] | None = None,
                         resources: list[str] | None = None, run: SyncRun | None = None,
-                        locations: list[Business] | None = None) -> None:
+                        locations: list[Business] | None = None,
+                        claim: StepClaim | None = None) -> None:
     """Fetch and mirror a chunk of locations: a range of primary keys, or the locations the
     walk handed out by their remote ids (`resources`: the run's, handed out with them).
 
-    `run` and `locations`: what the step's first read gave (`location_chunk_read`)."""
+    `run` and `locations`: what the step's first read gave (`location_chunk_read`); `claim`:
+    the worker's claim on the step (its heartbeat, and its count done once). What was fetched
+    is kept through a lost database connection: the writes are repeated, not the requests."""
     if locations is None:
         run = run if run is not None else SyncRun.objects.select_related("scope").get(pk=run_id)
         if run.attempt != attempt or run.is_finished:
@@ -517,10 +550,15 @@ def sync_location_chunk(*, tenant: Reseller, run_id: int, attempt: int, expected
     except SyncAborted as exc:
         _finish(run, status=SyncRun.Status.FAILED, error=str(exc))
         return
+    heartbeat = claim.heartbeat() if claim is not None else NO_HEARTBEAT
     with client:
         try:
             results, written = _fetch_chunk(tenant=tenant, client=client, run=run,
-                                            locations=locations, resources=resources)
+                                            locations=locations, resources=resources,
+                                            heartbeat=heartbeat)
+        except StepTaken:
+            logger.info("sync %s: a chunk was taken up by another worker", run.pk)
+            return
         except BaseException:
             _add_traffic(run, client.stats)
             raise
@@ -532,11 +570,13 @@ def sync_location_chunk(*, tenant: Reseller, run_id: int, attempt: int, expected
             _abort_for_rejected_key(tenant=tenant, run=run, error=rejected[0])
             return
         raise fatal[0]  # RateLimited or Transient: the chunk is retried later
-    _mirror_locations(tenant=tenant, fetched=results, resources=resources, ahead=written)
+    with_reconnect(lambda: _mirror_locations(tenant=tenant, fetched=results,
+                                             resources=resources, ahead=written),
+                   what=f"sync {run.pk}")
     errors = [r.error for r in results if r.error]
     # Locations removed between the walk and this chunk count as done: nothing is left to fetch.
     _progress(run, attempt=attempt, done=expected - len(errors), errors=errors,
-              traffic=client.stats)
+              traffic=client.stats, claim=claim)
 
 
 def _mirror_locations(*, tenant: Reseller, fetched: list[LocationFetch],
@@ -562,7 +602,7 @@ def _mirror_locations(*, tenant: Reseller, fetched: list[LocationFetch],
 
 def _fetch_chunk(*, tenant: Reseller, client: ProviderClient, run: SyncRun,
                  locations: list[Business], resources: list[str],
-                 ) -> tuple[list[LocationFetch], int]:
+                 heartbeat: Heartbeat = NO_HEARTBEAT) -> tuple[list[LocationFetch], int]:
     """Fetch every location of a chunk, in order (with SYNC_FETCH_THREADS threads, more while
     the allowance goes unused: `_FetchThreads`); return what was fetched and how many of its
     first locations have their status reports written already.
@@ -582,8 +622,8 @@ def _fetch_chunk(*, tenant: Reseller, client: ProviderClient, run: SyncRun,
     # Written ahead once no more than this many are still to be fetched (not counting those
     # already fetched out of order), and their fetch outlasts the write of the others.
     tail = -(-len(locations) // CHUNK_TAIL_SHARE)
-    watching = (0 < tail < len(locations) and _writes_may_overlap_requests()
-                and "listing_status" in resources)
+    overlap = _writes_may_overlap_requests()
+    watching = (0 < tail < len(locations) and overlap and "listing_status" in resources)
     pending = [Future() for _ in locations]
     order = iter(list(enumerate(locations)))
     taking, stopped = threading.Lock(), threading.Event()
@@ -624,15 +664,19 @@ def _fetch_chunk(*, tenant: Reseller, client: ProviderClient, run: SyncRun,
                     except TimeoutError:
                         pass
                     threads.resize()
+                    if overlap:
+                        heartbeat.beat()  # on this thread, whose connection it is
                     if (watching and len(locations) - fetched[0] <= tail
                             and threads.all_started()):
                         # With many fetches in flight, the first locations are written as
                         # far as they are all fetched; the later ones are for the end.
                         watching = False
                         if all(r.fatal is None for r in results):
-                            _mirror_locations(tenant=tenant, fetched=results,
-                                              resources=["listing_status"])
-                            written = len(results)
+                            ahead = list(results)
+                            with_reconnect(lambda ahead=ahead: _mirror_locations(
+                                tenant=tenant, fetched=ahead, resources=["listing_status"]),
+                                what=f"sync {run.pk}")
+                            written = len(ahead)
             return results, written
         finally:
             # Done, or out with an error: the threads still waiting for their turn take none.
@@ -787,7 +831,7 @@ def _account_steps(account_work: list[str]) -> list[list[str]]:
 
 def sync_account_resource(*, tenant: Reseller, run_id: int, attempt: int,
                           resource: str | None = None, resources: list[str] | None = None,
-                          run: SyncRun | None = None) -> None:
+                          run: SyncRun | None = None, claim: StepClaim | None = None) -> None:
     """Fetch and mirror account resources (`resources`, or the one `resource`); each counts
     as a step of the run, done or failed."""
     run = run if run is not None else SyncRun.objects.select_related("scope").get(pk=run_id)
@@ -803,8 +847,10 @@ def sync_account_resource(*, tenant: Reseller, run_id: int, attempt: int,
     with client:
         # A run limited to a subtree asks about its root (only subtree resources get here).
         root = run.scope.remote_id if run.scope_id is not None else tenant.account_number
+        heartbeat = claim.heartbeat() if claim is not None else NO_HEARTBEAT
         for name in chosen:
             try:
+                heartbeat.beat()
                 ACCOUNT_SYNCS[name](tenant=tenant, client=client, business_number=root)
             except (AuthError, RateLimited, Transient) as exc:
                 _add_traffic(run, client.stats)
@@ -818,7 +864,7 @@ def sync_account_resource(*, tenant: Reseller, run_id: int, attempt: int,
                 _add_traffic(run, client.stats)
                 raise
     _progress(run, attempt=attempt, done=len(chosen) - len(errors), errors=errors,
-              traffic=client.stats)
+              traffic=client.stats, claim=claim)
 
 
 def _report_window() -> tuple:
@@ -897,34 +943,55 @@ def _add_traffic(run: SyncRun, stats: ClientStats) -> None:
 
 _COUNT_STEP_SQL = (
     f"UPDATE {SyncRun._meta.db_table} SET done = done + %s, failed = failed + %s, "  # noqa: S608
-    "requests_made = requests_made + %s, rate_limited = rate_limited + %s "
+    "requests_made = requests_made + %s, rate_limited = rate_limited + %s, updated_at = %s "
     "WHERE id = %s AND reseller_id = %s AND attempt = %s RETURNING done, failed, total"
 )
 
 
 def _progress(run: SyncRun, *, attempt: int, done: int, errors: list[str],
-              traffic: ClientStats | None = None) -> None:
-    requests, rate_limited = (traffic.requests, traffic.rate_limited) if traffic else (0, 0)
-    # One statement per step adds its counts and its traffic and says whether the run is now
-    # complete, instead of one write each and a completion check after every step.
-    with connection.cursor() as cursor:
-        cursor.execute(_COUNT_STEP_SQL, [done, len(errors), requests, rate_limited, run.pk,
-                                         run.reseller_id, attempt])
-        counted = cursor.fetchone()
+              traffic: ClientStats | None = None, claim: StepClaim | None = None,
+              failed: int | None = None) -> None:
+    """Count a step's work in its run (and close the run if it was the last): `done` done,
+    `failed` failed (one per error unless said), once under the step's claim when it has one,
+    and again after a lost database connection rather than fetching it all again."""
+    failed = len(errors) if failed is None else failed
+    counted = with_reconnect(lambda: _count_step(run, attempt=attempt, done=done,
+                                                 failed=failed, errors=errors,
+                                                 traffic=traffic, claim=claim),
+                             what=f"sync {run.pk}")
     if counted is None:
-        if traffic is not None:
-            _add_traffic(run, traffic)  # a step of an older attempt still spent its requests
         return
-    if errors:
-        with transaction.atomic():
+    done_so_far, failed_so_far, total = counted
+    if done_so_far + failed_so_far >= total:
+        with_reconnect(lambda: _finish_if_complete(run, attempt), what=f"sync {run.pk}")
+
+
+def _count_step(run: SyncRun, *, attempt: int, done: int, failed: int, errors: list[str],
+                traffic: ClientStats | None, claim: StepClaim | None):
+    requests, rate_limited = (traffic.requests, traffic.rate_limited) if traffic else (0, 0)
+    with transaction.atomic():
+        if claim is not None and not claim.done():
+            # Another worker took the step up meanwhile: it counts it; only the traffic stays.
+            if traffic is not None:
+                _add_traffic(run, traffic)
+            return None
+        # One statement per step adds its counts and its traffic and says whether the run is
+        # now complete, instead of one write each and a completion check after every step.
+        with connection.cursor() as cursor:
+            cursor.execute(_COUNT_STEP_SQL, [done, failed, requests, rate_limited,
+                                             _now_param(), run.pk, run.reseller_id, attempt])
+            counted = cursor.fetchone()
+        if counted is None:
+            if traffic is not None:
+                _add_traffic(run, traffic)  # a step of an older attempt still spent requests
+            return None
+        if errors:
             locked = SyncRun.objects.select_for_update().get(pk=run.pk)
             room = SyncRun.MAX_ERRORS_KEPT - len(locked.errors)
             if room > 0:
                 locked.errors = [*locked.errors, *errors[:room]]
                 locked.save(update_fields=["errors", "updated_at"])
-    done_so_far, failed_so_far, total = counted
-    if done_so_far + failed_so_far >= total:
-        _finish_if_complete(run, attempt)
+    return counted
 
 
 def _finish_if_complete(run: SyncRun, attempt: int) -> None:
@@ -942,6 +1009,41 @@ def _finish_if_complete(run: SyncRun, attempt: int) -> None:
     if claimed:
         history_after_run(tenant=run.reseller)
         alerts_after_run(tenant=run.reseller, run_id=run.pk)
+
+
+STALLED = ("The sync stopped making progress: no worker worked on it for {minutes} minutes. "
+           "Start it again.")
+
+
+def _end_stalled(run: SyncRun) -> None:
+    _finish(run, status=SyncRun.Status.FAILED,
+            error=STALLED.format(minutes=max(1, settings.SYNC_STALE_AFTER_SECONDS // 60)))
+
+
+def sync_runs_end_stalled(*, now=None) -> int:
+    """End the runs that stopped progressing (none of their steps is alive either), so that
+    none stays "running" for ever; returns how many."""
+    stale_before = (now or timezone.now()) - timedelta(seconds=settings.SYNC_STALE_AFTER_SECONDS)
+    stalled = list(SyncRun.unscoped.select_related("reseller").filter(
+        status__in=ACTIVE, updated_at__lt=stale_before).exclude(run_alive_since(stale_before)))
+    for run in stalled:
+        with tenant_scope(run.reseller):
+            _end_stalled(run)
+    return len(stalled)
+
+
+def sync_step_give_up(*, step: SyncStep, reason: str) -> None:
+    """A step that lost its worker too many times: its part counts as failed, with why."""
+    if not SyncStep.unscoped.filter(pk=step.pk, state__in=(
+            SyncStep.State.QUEUED, SyncStep.State.RUNNING)).update(
+            state=SyncStep.State.FAILED, finished_at=timezone.now()):
+        return
+    run = SyncRun.unscoped.select_related("reseller", "scope").get(pk=step.run_id)
+    with tenant_scope(run.reseller):
+        if step.kind == SyncStep.Kind.WALK:
+            _finish(run, status=SyncRun.Status.FAILED, error=reason)
+            return
+        _progress(run, attempt=step.attempt, done=0, errors=[reason], failed=step.expected)
 
 
 def _finish(run: SyncRun, *, status: str, error: str = "") -> None:
@@ -1013,14 +1115,18 @@ def sync_start(*, tenant: Reseller, actor: User | None, resources: Iterable[str]
     """Create a run (or find the active one) and queue it once the transaction commits."""
     run, created = sync_run_create(tenant=tenant, actor=actor, resources=resources, scope=scope)
     if created:
-        transaction.on_commit(lambda: _queue_run(tenant, run))
+        transaction.on_commit(lambda: sync_run_dispatch(run))
     return run, created
 
 
-def _queue_run(tenant: Reseller, run: SyncRun) -> None:
+def sync_run_dispatch(run: SyncRun) -> None:
+    """Hand a new run's first step (the walk) to the workers, as a step row first."""
+    from sync import steps
 
+    step = steps.step_create(run=run, attempt=run.attempt + 1, kind=SyncStep.Kind.WALK,
+                             arguments={"run_id": run.pk})
     try:
-        tasks.sync_run_task.delay(reseller_id=tenant.pk, run_id=run.pk)
+        tasks.sync_run_task.delay(reseller_id=run.reseller_id, run_id=run.pk, step_id=step.pk)
     except Exception:  # noqa: BLE001 - the broker is down
         # Failing the run says so on its page, and a queued run nobody will start would block
         # the next one until it goes stale.

@@ -20,6 +20,7 @@ from accounts.tenant_views import TenantViewMixin
 from sync.forms import SyncStartForm, resource_label
 from sync.selectors import sync_run_get, sync_run_list
 from sync.services import RESOURCES, sync_start
+from sync.steps import run_alive_since, run_lost_parts
 
 PAGE_SIZE = 25
 ERRORS_SHOWN = 10
@@ -59,22 +60,32 @@ def format_duration(duration: datetime.timedelta | None) -> str:
 
 
 def is_stale(run: SyncRun) -> bool:
-    """An unfinished run that has not moved for a long time (no worker, or a lost one)."""
+    """An unfinished run that has not moved for a long time: no count, and no sign of life of
+    any of its steps (no worker at all)."""
     limit = timezone.now() - datetime.timedelta(seconds=settings.SYNC_STALE_AFTER_SECONDS)
-    return not run.is_finished and run.updated_at < limit
+    if run.is_finished or run.updated_at >= limit:
+        return False
+    return not SyncRun.objects.filter(pk=run.pk).filter(run_alive_since(limit)).exists()
 
 
-def run_note(run: SyncRun) -> str:
+def run_note(run: SyncRun, lost_parts: int = 0) -> str:
     if is_stale(run):
         return ("This run has not moved for a long time: is a Celery worker running? "
                 "You can start a new sync.")
     if run.status == SyncRun.Status.QUEUED:
         return "Waiting for a worker to pick the run up…"
+    if lost_parts:
+        within = settings.SYNC_STEP_STALE_SECONDS + 2 * settings.SYNC_SWEEP_SECONDS
+        return (f"Waiting for a lost worker's part: a worker stopped in the middle of "
+                f"{lost_parts} part{'s' if lost_parts != 1 else ''} of this sync, which "
+                f"another worker takes up within {within} s (of what was fetched before, "
+                "only that part is fetched again).")
     return ""
 
 
 def progress_payload(run: SyncRun) -> dict:
     """What the progress bar needs; also the JSON endpoint's answer."""
+    lost_parts = run_lost_parts(run) if run.status == SyncRun.Status.RUNNING else 0
     return {
         "id": run.pk,
         "status": run.status,
@@ -82,7 +93,8 @@ def progress_payload(run: SyncRun) -> dict:
         "badge": BADGES.get(run.status, "info"),
         "finished": run.is_finished,
         "stale": is_stale(run),
-        "note": run_note(run),
+        "note": run_note(run, lost_parts),
+        "lost_parts": lost_parts,
         "percent": run.percent,
         "total": run.total,
         "done": run.done,

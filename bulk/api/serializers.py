@@ -54,6 +54,9 @@ class ProgressSerializer(serializers.Serializer):
     accepted = serializers.IntegerField()
     rejected = serializers.IntegerField()
     failed = serializers.IntegerField()
+    in_doubt = serializers.IntegerField(help_text="Sent, but the answer was lost and the "
+                                                  "provider's state cannot tell whether it "
+                                                  "arrived: see the change (`changes/<id>/`).")
     skipped = serializers.IntegerField(help_text="Not sent: cancelled, or the listing changed "
                                                  "after the dry run.")
     rolled_back = serializers.IntegerField()
@@ -122,9 +125,10 @@ class BulkChangeItemSerializer(serializers.ModelSerializer):
                        "the changes (`diff`, as the listing review shows them), `unchanged`, or "
                        "`invalid` with the rules the listing would break (`errors`). Sending: "
                        "`queued`, then `accepted`, `rejected` or `failed` (the provider's "
-                       "message in `note`), or `skipped` (why, in `note`); `rolled_back` once "
-                       "its rollback is accepted. `rollback_state` follows a rollback "
-                       "(`impossible`: `note` says why).")
+                       "message in `note`), `in_doubt` (the answer was lost; decide on its "
+                       "change whether it arrived), or `skipped` (why, in `note`); "
+                       "`rolled_back` once its rollback is accepted. `rollback_state` "
+                       "follows a rollback (`impossible`: `note` says why).")
 
     diff = DiffSerializer(many=True)
     errors = ItemErrorSerializer(many=True)

@@ -116,10 +116,12 @@ def listing_submit_many(*, tenant: Reseller, actor: User | None,
         # numbers safe under concurrent submissions (taken in one order: no deadlock).
         list(Business.objects.select_for_update().filter(pk__in=ids).order_by("pk")
              .values_list("pk", flat=True))
-        busy = set(ListingVersion.objects.filter(
+        # A change in doubt holds the next one back too: whether it arrived decides what the
+        # next one is compared with, and sending it again later must not undo a newer one.
+        busy = dict(ListingVersion.objects.filter(
             reseller=tenant, business__in=ids, accepted_at__isnull=True,
-            outbox_entry__state__in=OutboxEntry.OPEN_STATES).values_list("business_id",
-                                                                          flat=True))
+            outbox_entry__state__in=OutboxEntry.UNSETTLED_STATES).values_list(
+                "business_id", "outbox_entry__state"))
         accepted = selectors.listing_versions_last_accepted(tenant=tenant, business_ids=ids)
         last_numbers = dict(ListingVersion.objects.filter(reseller=tenant, business__in=ids)
                             .values_list("business_id").annotate(last=Max("number"))
@@ -148,17 +150,26 @@ def listing_submit_many(*, tenant: Reseller, actor: User | None,
             for submission, entry in zip(going, entries, strict=True)])
     stored = dict(zip((submission.business.pk for submission in going), versions, strict=True))
     return [stored.get(submission.business.pk) or ListingBusy(
-        "The previous change of this listing is still being sent.")
+        BUSY_IN_DOUBT if busy.get(submission.business.pk) == OutboxEntry.State.IN_DOUBT
+        else BUSY_SENDING)
         for submission in submissions]
+
+
+BUSY_SENDING = "The previous change of this listing is still being sent."
+BUSY_IN_DOUBT = ("The previous change of this listing is in doubt (the provider's answer was "
+                 "lost): say whether it arrived, or send it again, before making another.")
 
 
 def listing_version_retry(*, tenant: Reseller, actor: User | None,
                           version: ListingVersion) -> ListingVersion:
-    """Send a failed version again (the latest one only: an older one would undo later work)."""
+    """Send a failed or in-doubt version again (the latest one only: an older one would undo
+    later work)."""
     latest = selectors.listing_version_latest(tenant=tenant, business=version.business)
     if latest is None or latest.pk != version.pk:
         raise ValueError("Only the latest version can be sent again.")
-    if version.outbox_entry is None or version.outbox_entry.state != OutboxEntry.State.FAILED:
-        raise ValueError("Only a version that failed to reach the provider can be sent again.")
+    if version.outbox_entry is None or version.outbox_entry.state not in (
+            OutboxEntry.State.FAILED, OutboxEntry.State.IN_DOUBT):
+        raise ValueError("Only a version that failed to reach the provider, or whose arrival "
+                         "is in doubt, can be sent again.")
     outbox_retry(tenant=tenant, actor=actor, entry=version.outbox_entry)
     return version

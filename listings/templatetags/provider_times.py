@@ -8,7 +8,7 @@ import datetime as dt
 from django import template
 from django.utils import timezone
 
-from provider.formats import DATETIME_FORMAT
+from provider.formats import parse_status_moment
 
 register = template.Library()
 
@@ -20,11 +20,8 @@ QNA_FORMAT = "%b %d, %Y %I:%M %p"
 def status_moment(text: str):
     """A status report's `lastUpdated` ("11/23/2026 07:00:00", UTC) as a moment; text of
     another shape is given back as it is, to be shown rather than lost."""
-    try:
-        moment = dt.datetime.strptime((text or "").strip(), DATETIME_FORMAT)
-    except ValueError:
-        return text
-    return moment.replace(tzinfo=dt.UTC)
+    moment = parse_status_moment(text)
+    return text if moment is None else moment
 
 
 @register.filter

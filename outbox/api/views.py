@@ -9,11 +9,10 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
 from accounts.api.base import TenantAPIMixin
-from accounts.selectors import business_list
 from outbox.api.serializers import ChangeSerializer
 from outbox.models import OutboxEntry
-from outbox.selectors import outbox_entry_list
-from outbox.services import outbox_retry
+from outbox.selectors import outbox_entry_visible
+from outbox.services import outbox_mark_arrived, outbox_retry
 from portal.api.docs import ERRORS, PK, READ_ERRORS
 from portal.api.errors import ApiErrorSerializer, Conflict
 
@@ -36,13 +35,8 @@ class ChangeMixin(TenantAPIMixin):
     serializer_class = ChangeSerializer
 
     def get_tenant_queryset(self):
-        changes = outbox_entry_list(tenant=self.tenant,
-                                    kinds=OutboxEntry.Kind.values).select_related("business")
-        if self.membership.limited_to_id is not None:
-            # A member limited to a subtree sees the changes of its businesses only.
-            changes = changes.filter(business__in=business_list(
-                tenant=self.tenant, membership=self.membership).values("pk"))
-        return changes
+        return outbox_entry_visible(tenant=self.tenant,
+                                    membership=self.membership).select_related("business")
 
     def get_object(self):
         entry = self.get_tenant_queryset().filter(pk=self.kwargs["pk"]).first()
@@ -67,12 +61,15 @@ class ChangeDetail(ChangeMixin, generics.RetrieveAPIView):
 
 
 @extend_schema(
-    summary="Send a failed or rejected change again",
-    description="Only a change whose state is `failed` or `rejected` can be sent again "
-                "(409 otherwise). Answers 202 with the change, pending again.",
+    summary="Send a failed, rejected or in-doubt change again",
+    description="Only a change whose state is `failed`, `rejected` or `in_doubt` can be sent "
+                "again (409 otherwise). A change in doubt is sent without reading the "
+                "provider's state back first: if it did arrive, the provider gets it twice "
+                "(check at the provider, or use `arrived/`). Answers 202 with the change, "
+                "pending again.",
     parameters=[PK], request=None,
     responses={202: ChangeSerializer, 409: OpenApiResponse(
-        ApiErrorSerializer, description="The change is not failed or rejected."),
+        ApiErrorSerializer, description="The change is not failed, rejected or in doubt."),
         **{code: ERRORS[code] for code in (401, 403, 404, 429)}})
 class ChangeRetry(ChangeMixin, generics.GenericAPIView):
     pagination_class = None
@@ -85,3 +82,26 @@ class ChangeRetry(ChangeMixin, generics.GenericAPIView):
             raise Conflict(str(exc)) from exc
         return Response(ChangeSerializer(entry).data, status=status.HTTP_202_ACCEPTED,
                         headers={"Location": change_location(self, entry)})
+
+
+@extend_schema(
+    summary="Say that an in-doubt change arrived",
+    description="A change is `in_doubt` when its request left for the provider, the answer "
+                "was lost, and the provider's state cannot tell whether it arrived. Once you "
+                "have checked at the provider that it did, this records it as accepted (with "
+                "who said so) and applies its effects in the portal. 409 unless the change is "
+                "in doubt.",
+    parameters=[PK], request=None,
+    responses={200: ChangeSerializer, 409: OpenApiResponse(
+        ApiErrorSerializer, description="The change is not in doubt."),
+        **{code: ERRORS[code] for code in (401, 403, 404, 429)}})
+class ChangeArrived(ChangeMixin, generics.GenericAPIView):
+    pagination_class = None
+
+    def post(self, request, *args, **kwargs):
+        entry = self.get_object()
+        try:
+            entry = outbox_mark_arrived(tenant=self.tenant, actor=request.user, entry=entry)
+        except ValueError as exc:
+            raise Conflict(str(exc)) from exc
+        return Response(ChangeSerializer(entry).data, status=status.HTTP_200_OK)

@@ -32,8 +32,10 @@ def _redis_window_limiter(redis_url: str) -> RedisRateLimiter:
 
     with _REDIS_WINDOW_LIMITERS_LOCK:
         if redis_url not in _REDIS_WINDOW_LIMITERS:
-            _REDIS_WINDOW_LIMITERS[redis_url] = RedisRateLimiter(redis_url,
-                                                                 key_prefix="api-throttle")
+            # While Redis does not answer, each process counts on its own, in full: the
+            # throttle stays, per process, rather than every request failing.
+            _REDIS_WINDOW_LIMITERS[redis_url] = RedisRateLimiter(
+                redis_url, key_prefix="api-throttle", fallback_processes=1)
         return _REDIS_WINDOW_LIMITERS[redis_url]
 
 

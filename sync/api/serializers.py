@@ -4,6 +4,7 @@ from accounts import access
 from accounts.models import SyncRun
 from portal.api.serializers import StrictSerializer
 from sync.services import RESOURCES
+from sync.steps import run_lost_parts
 
 
 class SyncRunSerializer(serializers.ModelSerializer):
@@ -19,13 +20,19 @@ class SyncRunSerializer(serializers.ModelSerializer):
                                    help_text="Rows mirrored per resource.")
     errors = serializers.ListField(child=serializers.CharField(),
                                    help_text="The first errors met.")
+    lost_parts = serializers.SerializerMethodField(
+        help_text="Parts of a running sync whose worker stopped in the middle; another worker "
+                  "takes each up within seconds (0 otherwise).")
 
     class Meta:
         model = SyncRun
         fields = ["id", "status", "finished", "resources", "scope_number", "total", "done",
                   "failed", "percent", "counts", "errors", "requests", "rate_limited",
-                  "started_by", "created_at", "started_at", "finished_at"]
+                  "lost_parts", "started_by", "created_at", "started_at", "finished_at"]
         read_only_fields = fields
+
+    def get_lost_parts(self, run) -> int:
+        return run_lost_parts(run) if run.status == SyncRun.Status.RUNNING else 0
 
 
 class SyncStartSerializer(StrictSerializer):

@@ -34,7 +34,8 @@ def test_the_table_covers_every_operation_of_the_client():
         for name, value in vars(ProviderClient).items()
         if not name.startswith("_") and callable(value)
     }
-    helpers = {"close", "iter_competitor_review_metrics", "iter_qna", "iter_survey_responses"}
+    helpers = {"close", "observe_writes", "iter_competitor_review_metrics", "iter_qna",
+               "iter_survey_responses"}
     assert public - helpers == set(OPERATIONS)
     assert len(OPERATIONS) == 17  # the 16 operations of interface.md and subscribe
 

@@ -181,6 +181,7 @@ def fill(route: Route, tenant, place: Place, own_token: int) -> dict:
     values = {"slug": tenant.slug, "remote_id": place.remote_id, "number": place.number}
     by_name = {
         "sync_run": place.sync_run, "api_sync_run": place.sync_run, "api_change": place.change,
+        "change_resolve": place.change,
         "provider_event": place.event, "api_provider_event": place.event,
         "settings_member": place.member, "api_token_revoke": own_token,
         "notification": OWN_NOTIFICATIONS.get(own_token, 0),

@@ -300,6 +300,8 @@ KWARG_OVERRIDES = {
     ("api_sync_run_detail", "pk"): lambda t: t.sync_run.pk,
     ("api_change_detail", "pk"): lambda t: t.change.pk,
     ("api_change_retry", "pk"): lambda t: t.change.pk,
+    ("api_change_arrived", "pk"): lambda t: t.change.pk,
+    ("change_resolve", "pk"): lambda t: t.change.pk,
     # The manager's membership: an owner may edit or remove it.
     ("settings_member_edit", "pk"): lambda t: t.members[Role.MANAGER].pk,
     ("settings_member_remove", "pk"): lambda t: t.members[Role.MANAGER].pk,
