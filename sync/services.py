@@ -968,19 +968,30 @@ def _progress(run: SyncRun, *, attempt: int, done: int, errors: list[str],
 
 def _count_step(run: SyncRun, *, attempt: int, done: int, failed: int, errors: list[str],
                 traffic: ClientStats | None, claim: StepClaim | None):
+    """The count of `_progress`, and the step's end with it (one transaction when there is
+    more than the count to write: the step's end under its claim, or errors to keep)."""
     requests, rate_limited = (traffic.requests, traffic.rate_limited) if traffic else (0, 0)
+
+    def count():
+        # One statement per step adds its counts and its traffic and says whether the run is
+        # now complete, instead of one write each and a completion check after every step.
+        with connection.cursor() as cursor:
+            cursor.execute(_COUNT_STEP_SQL, [done, failed, requests, rate_limited,
+                                             _now_param(), run.pk, run.reseller_id, attempt])
+            return cursor.fetchone()
+
+    if claim is None and not errors:
+        counted = count()
+        if counted is None and traffic is not None:
+            _add_traffic(run, traffic)  # a step of an older attempt still spent its requests
+        return counted
     with transaction.atomic():
         if claim is not None and not claim.done():
             # Another worker took the step up meanwhile: it counts it; only the traffic stays.
             if traffic is not None:
                 _add_traffic(run, traffic)
             return None
-        # One statement per step adds its counts and its traffic and says whether the run is
-        # now complete, instead of one write each and a completion check after every step.
-        with connection.cursor() as cursor:
-            cursor.execute(_COUNT_STEP_SQL, [done, failed, requests, rate_limited,
-                                             _now_param(), run.pk, run.reseller_id, attempt])
-            counted = cursor.fetchone()
+        counted = count()
         if counted is None:
             if traffic is not None:
                 _add_traffic(run, traffic)  # a step of an older attempt still spent requests

@@ -1,12 +1,16 @@
 """Celery tasks of a sync: thin wrappers that take ids, enter the tenant scope, call one step.
 
-Every step is idempotent (bulk upserts keyed by remote ids), so they acknowledge late: a worker
-killed mid-step leaves the message to be delivered again.
+Every step is idempotent (bulk upserts keyed by remote ids) and a row (`sync.steps`) that the
+task claims before it runs: a message delivered twice (acknowledged late, a killed worker's
+message handed out again) finds its step done or taken and does nothing, and the sync sweep
+hands out again a step whose worker fell silent.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
@@ -14,6 +18,7 @@ from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from accounts.models import Reseller, SyncRun
+from portal.durable import with_reconnect
 from portal.retries import retry_delay
 from portal.tenancy import tenant_scope
 from provider import RateLimited, Transient
@@ -52,6 +57,24 @@ def _retry_or_fail(task, run_id: int, exc: Exception, claim: steps.StepClaim | N
         # The retry claims the step again; until it is due, the step is not taken for lost.
         steps.step_release(claim.step_id, claim.claimed_at, due_in=countdown)
     raise task.retry(exc=exc, countdown=countdown)
+
+
+@contextmanager
+def _released_on_database_loss(claim: steps.StepClaim | None) -> Iterator[None]:
+    """A lost database connection retries the task (`autoretry_for`): give its step back so
+    that the retry can claim it again (if even that cannot be written, the step falls silent
+    and the sweep hands it out)."""
+    try:
+        yield
+    except (OperationalError, InterfaceError):
+        if claim is not None:
+            try:
+                with_reconnect(lambda: steps.step_release(claim.step_id, claim.claimed_at,
+                                                          due_in=2), what="sync step",
+                               budget=10)
+            except (OperationalError, InterfaceError):
+                pass
+        raise
 
 
 def _dispatcher_for(reseller_id: int) -> syncing.Dispatcher:
@@ -95,11 +118,13 @@ def run_step(func):
         claim = steps.step_take(step_id)
         if claim is False:
             return None
-        run = SyncRun.unscoped.select_related("reseller", "scope").get(
-            pk=run_id, reseller_id=reseller_id)
-        with tenant_scope(run.reseller):
-            return func(self, reseller_id=reseller_id, run_id=run_id, run=run,
-                        claim=claim if isinstance(claim, steps.StepClaim) else None, **kwargs)
+        claim = claim if isinstance(claim, steps.StepClaim) else None
+        with _released_on_database_loss(claim):
+            run = SyncRun.unscoped.select_related("reseller", "scope").get(
+                pk=run_id, reseller_id=reseller_id)
+            with tenant_scope(run.reseller):
+                return func(self, reseller_id=reseller_id, run_id=run_id, run=run,
+                            claim=claim, **kwargs)
 
     return wrapper
 
@@ -125,11 +150,12 @@ def sync_location_chunk_task(self, *, reseller_id: int, run_id: int, attempt: in
     if taken is False:
         return None  # done, or another worker is on it
     claim = taken if isinstance(taken, steps.StepClaim) else None
-    # The chunk's first read brings its run's reseller, and mostly its locations too.
-    run, locations = syncing.location_chunk_read(reseller_id=reseller_id, run_id=run_id,
-                                                 attempt=attempt, remote_ids=remote_ids,
-                                                 resources=resources)
-    with tenant_scope(run.reseller):
+    with _released_on_database_loss(claim):
+        # The chunk's first read brings its run's reseller, and mostly its locations too.
+        run, locations = syncing.location_chunk_read(reseller_id=reseller_id, run_id=run_id,
+                                                     attempt=attempt, remote_ids=remote_ids,
+                                                     resources=resources)
+    with _released_on_database_loss(claim), tenant_scope(run.reseller):
         try:
             syncing.sync_location_chunk(tenant=run.reseller, run_id=run_id, run=run,
                                         locations=locations, attempt=attempt,

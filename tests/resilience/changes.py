@@ -81,18 +81,27 @@ def duplicates(delivered: dict[str, int]) -> int:
 
 
 def let_time_pass(seconds: float = 3600) -> None:
-    """Move every open row's retry and claim times back, as if `seconds` had gone by."""
+    """Move every open row's moments back, as if `seconds` had gone by."""
     from datetime import timedelta
 
     delta = timedelta(seconds=seconds)
-    OutboxEntry.unscoped.filter(state__in=OutboxEntry.OPEN_STATES).update(
-        next_attempt_at=F("next_attempt_at") - delta, claimed_at=F("claimed_at") - delta)
+    OutboxEntry.unscoped.filter(state__in=OutboxEntry.OPEN_STATES).update(**{
+        moment: F(moment) - delta for moment in (
+            "next_attempt_at", "claimed_at", "queued_at", "heartbeat_at", "request_sent_at",
+            "doubt_since")})
 
 
 def sweep() -> int:
-    """Run the periodic sweep as a worker would; returns how many rows it sent.
+    """Run the periodic sweep as a worker would, the sends it queues in this process at once;
+    returns how many rows it sent.
 
     The result is read without Celery's check against joining inside a task: that check reads a
     process-wide flag, which a live server thread running an eager task of its own sets while it
     runs, and the test's thread would be refused at random."""
-    return outbox_sweep_task.apply().get(disable_sync_subtasks=False)
+    from portal.celery import app
+
+    eager, app.conf.task_always_eager = app.conf.task_always_eager, True
+    try:
+        return outbox_sweep_task.apply().get(disable_sync_subtasks=False)
+    finally:
+        app.conf.task_always_eager = eager

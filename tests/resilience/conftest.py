@@ -271,6 +271,12 @@ def celery_worker(transactional_db, tmp_path, settings):
         "SYNC_FETCH_THREADS": "2",
         "PROVIDER_BACKOFF_BASE_SECONDS": "0.05",
         "OUTBOX_SENDING_STALE_SECONDS": "2",
+        # A request still on its way 4 s after it left (the tests' latency is below): read back.
+        "OUTBOX_IN_FLIGHT_SECONDS": "4",
+        # A killed worker's step, silent for 3 s, is taken up by the message the broker hands
+        # out again (no beat runs here: its sweep would take it up as well).
+        "SYNC_STEP_STALE_SECONDS": "3",
+        "SYNC_HEARTBEAT_SECONDS": "0.5",
         "PYTHONUNBUFFERED": "1",
     }
 
