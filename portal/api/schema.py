@@ -146,3 +146,30 @@ def add_tag_descriptions(result, generator, request, public):
                       if name in used]
     result["tags"] += [{"name": name} for name in sorted(used - set(TAGS))]
     return result
+
+
+def _nullable_as_json_schema(node):
+    if isinstance(node, list):
+        return [_nullable_as_json_schema(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _nullable_as_json_schema(value) for key, value in node.items()}
+    if node.pop("nullable", False):
+        kind = node.get("type")
+        if isinstance(kind, str):
+            node["type"] = [kind, "null"]
+        elif isinstance(kind, list):
+            node["type"] = [*kind, *(["null"] if "null" not in kind else [])]
+        else:  # a reference or a composition: null beside it
+            node = {"oneOf": [node, {"type": "null"}]}
+    return node
+
+
+def nullable_as_json_schema(result, generator, request, public):
+    """Postprocessing hook: OpenAPI 3.1 has no `nullable`; what a library still marks so (the
+    paginated lists' `next`, a hand-written schema) says null the JSON Schema way, as the rest
+    of the schema does, so that validators and generators read it."""
+    if "components" in result:
+        result["components"] = _nullable_as_json_schema(result["components"])
+    result["paths"] = _nullable_as_json_schema(result.get("paths", {}))
+    return result

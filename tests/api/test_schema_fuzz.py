@@ -10,10 +10,13 @@ import pytest
 import schemathesis
 from django.core.management import call_command
 from django.core.wsgi import get_wsgi_application
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
+    negative_data_rejection,
+    positive_data_acceptance,
     response_schema_conformance,
     status_code_conformance,
 )
@@ -33,7 +36,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 KEY = "schema-fuzz-partner-key"
 MAX_EXAMPLES = 15
-CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance]
+CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance,
+          positive_data_acceptance, negative_data_rejection]
 
 
 @pytest.fixture
@@ -85,22 +89,28 @@ def test_the_whole_schema_answers_as_documented(seeded_owner):
         operation = result.ok()
         segments = operation.path.split("{slug}/", 1)[-1].split("/")
         real = ids.get(segments[0], [])
+        for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
 
-        @given(case=operation.as_strategy(), pick=st.integers(0, 3))
-        @settings(max_examples=MAX_EXAMPLES, derandomize=True, database=None, deadline=None,
-                  suppress_health_check=list(HealthCheck))
-        def run(case, pick):
-            case.path_parameters = {**(case.path_parameters or {}), "slug": reseller.slug}
-            for name in case.path_parameters:
-                if name != "slug" and real and pick:
-                    case.path_parameters[name] = real[pick % len(real)]
-            case.call_and_validate(headers=headers, checks=CHECKS)
+            @given(case=operation.as_strategy(generation_mode=mode), pick=st.integers(0, 3))
+            @settings(max_examples=MAX_EXAMPLES, derandomize=True, database=None,
+                      deadline=None, phases=[Phase.explicit, Phase.generate],
+                      suppress_health_check=list(HealthCheck))
+            def run(case, pick):
+                case.path_parameters = {**(case.path_parameters or {}), "slug": reseller.slug}
+                for name in case.path_parameters:
+                    if name != "slug" and real and pick:
+                        case.path_parameters[name] = real[pick % len(real)]
+                try:
+                    case.call_and_validate(headers=headers, checks=CHECKS)
+                except (Exception, BaseExceptionGroup) as exc:  # noqa: BLE001 - reported below
+                    failures.append(f"{operation.method.upper()} {operation.path} ({mode}): "
+                                    f"{type(exc).__name__}: {str(exc)[:1500]}")
 
-        try:
-            run()
-        except (Exception, BaseExceptionGroup) as exc:  # noqa: BLE001 - reported below
-            failures.append(f"{operation.method.upper()} {operation.path}: "
-                            f"{type(exc).__name__}: {str(exc)[:1500]}")
+            try:
+                run()
+            except (Exception, BaseExceptionGroup) as exc:  # noqa: BLE001 - reported below
+                failures.append(f"{operation.method.upper()} {operation.path} ({mode}): "
+                                f"{type(exc).__name__}: {str(exc)[:1500]}")
         covered += 1
 
     print(f"schema fuzz: {covered} operations, up to {MAX_EXAMPLES} examples each")
