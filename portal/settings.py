@@ -443,7 +443,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    # Operation ids (and so a generated client's function names) after the tenant prefix:
+    # `businesses_list`, not `t_businesses_list`.
+    "SCHEMA_PATH_PREFIX": r"/api/v1/t/\{slug\}",
     # Several models have a `state`; each choice set gets its own name in the schema.
     "ENUM_NAME_OVERRIDES": {
         "ChangeStateEnum": "outbox.models.OutboxEntry.State",
@@ -457,6 +459,7 @@ SPECTACULAR_SETTINGS = {
         "BulkChangeItemStateEnum": "bulk.models.BulkChangeItem.State",
         "ListingImportStateEnum": "bulk.api.file_serializers.IMPORT_STATES",
         "ReportFrequencyEnum": "reports.models.Frequency",
+        "ReportPeriodEnum": "reports.selectors.PRESETS",
         "SentReportStateEnum": "reports.models.SentReport.State",
     },
     "POSTPROCESSING_HOOKS": [

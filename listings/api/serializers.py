@@ -3,9 +3,10 @@ app's API has a resource of the same idea (changes, errors), so the schema has n
 
 from __future__ import annotations
 
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from rest_framework import serializers
 
-from listings.editor.document import listing_unknown_fields
+from listings.editor.document import listing_document_schema, listing_unknown_fields
 from listings.editor.errors import error_field
 from listings.editor.schema import CATEGORY_SOURCES, COUNTRIES
 from listings.forms import EVENT_NAMES, LEVEL_NAME_MAX, LEVEL_VALUE_MAX, split_lines
@@ -58,6 +59,21 @@ class ListingPayloadSerializer(serializers.Serializer):
         if not isinstance(value.get("name"), str) or not value["name"].strip():
             raise serializers.ValidationError({"name": ["This field is required."]})
         return value
+
+
+class ListingPayloadSchema(OpenApiSerializerExtension):
+    """The body's schema in the API's reference is the listing document's own, every field at
+    every depth (`listings.editor.document`), rather than a free object per section."""
+
+    target_class = ListingPayloadSerializer
+
+    def map_serializer(self, auto_schema, direction):
+        schema = listing_document_schema()
+        schema["description"] = (
+            "A create-listing body holding only the sections and fields that change; "
+            "`businessInfo.name` is always required. A field the provider's listing does not "
+            "have, at any depth, is refused (400 naming its dotted path).")
+        return schema
 
 
 class ListingSubmissionSerializer(serializers.ModelSerializer):

@@ -35,6 +35,7 @@ from listings.api.serializers import HierarchySerializer, HierarchyWriteSerializ
 from listings.editor import selectors
 from listings.editor.categories import categories_fetch
 from listings.editor.diff import merge
+from listings.editor.document import LISTING_SECTIONS
 from listings.editor.editor import listing_errors
 from listings.editor.services import ListingBusy, listing_changes_prepare, listing_submit
 from listings.forms import SubscriptionForm
@@ -101,6 +102,13 @@ SUBMISSION_EXAMPLE = OpenApiExample(
 
 class ListingSubmissionList(IdempotentCreateMixin, BusinessAPIMixin, generics.ListAPIView):
     """The submitted versions of a location's listing, newest first; POST submits a change."""
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"post": {
+        "non_field_errors": "The change must change something against the last accepted "
+                            "version.",
+        **dict.fromkeys(LISTING_SECTIONS, "The listing editor's rules (formats, fields that go "
+                                          "together, dates)."),
+    }}
 
     business_types = locations_only("Listings")
     api_description = __doc__  # written for API users (portal.api.schema)
@@ -245,6 +253,10 @@ class CategoryFetchView(BusinessAPIMixin, generics.GenericAPIView):
 
 class QuestionList(BusinessAPIMixin, generics.ListAPIView):
     """A location's questions with their answers; DELETE queues the deletion of all of them."""
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"delete": {
+        "business_number": "The business must have questions as of the last sync.",
+    }}
 
     api_description = __doc__  # written for API users (portal.api.schema)
 
@@ -273,6 +285,12 @@ class QuestionList(BusinessAPIMixin, generics.ListAPIView):
 
 class CustomFieldList(IdempotentCreateMixin, TenantAPIMixin, generics.ListAPIView):
     """The account's custom fields; POST queues a new one."""
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"post": {
+        "field_name": "Not the name of another custom field of the account.",
+        "default_value": "Fits the type.",
+        "drop_down_options": "Only, and required, for drop-downs.",
+    }}
 
     api_description = __doc__  # written for API users (portal.api.schema)
 
@@ -336,6 +354,16 @@ class AiSearchRefresh(TenantAPIMixin, generics.GenericAPIView):
 
 class SubscriptionList(IdempotentCreateMixin, TenantAPIMixin, generics.ListAPIView):
     """The account's webhook subscriptions; POST queues a new one."""
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"post": {
+        "webhook_url": "An https address.",
+        "event_names": "Events the URL does not receive yet.",
+        "event_name": "An event the URL does not receive yet.",
+        "emails": "Email addresses.",
+        "auth_username": "Given together with `auth_password`.",
+        "auth_password": "Given together with `auth_username`.",
+        "non_field_errors": "At least one event.",
+    }}
 
     api_description = __doc__  # written for API users (portal.api.schema)
 
@@ -447,6 +475,11 @@ class SubscriptionDetail(TenantAPIMixin, generics.GenericAPIView):
                                         "finished_at": None})]),
 )
 class BusinessHierarchy(BusinessAPIMixin, IdempotentCreateMixin, generics.GenericAPIView):
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"put": {
+        "levels": "Each level named, each name once.",
+    }}
+
     business_types = locations_only("Hierarchy levels")
     serializer_class = HierarchyWriteSerializer
     pagination_class = None

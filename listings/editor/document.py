@@ -173,6 +173,9 @@ SECTIONS: dict[str, dict] = {
 }
 
 UNKNOWN_FIELD = "Unknown field: the provider's listing has no field of this name here."
+UNKNOWN_SECTION = "Unknown section: the provider's listing has no section of this name."
+
+LISTING_SECTIONS = tuple(SECTIONS)
 
 # The whole body: only what changes, `businessInfo.name` always.
 LISTING_DOCUMENT_SCHEMA: dict = _object(SECTIONS, required=("businessInfo",))
@@ -209,5 +212,6 @@ def listing_unknown_fields(document: Any, *, prefix: str = "") -> dict[str, list
             continue
         known = set(error.schema.get("properties", {}))
         for name in sorted(str(key) for key in error.instance if key not in known):
-            found[_path([*filter(None, [prefix]), *error.absolute_path, name])] = [UNKNOWN_FIELD]
+            found[_path([*filter(None, [prefix]), *error.absolute_path, name])] = [
+                UNKNOWN_FIELD if error.absolute_path else UNKNOWN_SECTION]
     return dict(sorted(found.items()))

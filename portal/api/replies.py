@@ -10,6 +10,10 @@ operation, or a new reply of the plumbing, is described without an edit here.
 
 from __future__ import annotations
 
+from portal.api.docs import CHECKED_BEYOND_SCHEMA, IDEMPOTENCY_KEY
+from portal.api.files import OCTET_STREAM
+from portal.api.schema import ANY_TEXT
+
 # The component of `portal.api.errors.ApiErrorSerializer`, which the views' own error replies
 # already bring into the schema.
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
@@ -85,11 +89,56 @@ def document_replies(result, generator, request, public):
         for method, operation in operations.items():
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
+            if method == "patch" and "requestBody" in operation:
+                operation["requestBody"]["required"] = True  # a partial update needs a body
             responses = operation["responses"]
             for status, description in operation_replies(method, operation).items():
                 responses.setdefault(status, _error_reply(description))
+            for status, reply in responses.items():
+                if status.startswith("2"):
+                    _file_as_bytes_too(reply)
             for status in ("429", "503"):
                 responses[status].setdefault("headers", {})["Retry-After"] = {
                     **RETRY_AFTER, "required": status == "429"}
             operation["responses"] = dict(sorted(responses.items()))
+            _describe_rules_beyond_schema(operation)
+            for parameter in operation.get("parameters", []):
+                _text_without_nul(parameter)
     return result
+
+
+BINARY = {"type": "string", "format": "binary"}
+
+
+def _text_without_nul(parameter: dict) -> None:
+    """A text query parameter says what Django reads: any text but the NUL character."""
+    schema = parameter.get("schema") or {}
+    if (parameter.get("in") == "query" and schema.get("type") == "string"
+            and not {"pattern", "enum", "format"} & set(schema)):
+        schema["pattern"] = ANY_TEXT
+
+
+def _file_as_bytes_too(reply: dict) -> None:
+    """A file reply (PDF, CSV, Excel) is also offered as `application/octet-stream`, listed
+    first: what a client asking for bytes gets (portal.api.files), and the media type client
+    generators read as a file whatever the file's own type."""
+    content = reply.get("content") or {}
+    if content and all(entry.get("schema") == BINARY for entry in content.values()):
+        reply["content"] = {OCTET_STREAM: {"schema": dict(BINARY)}, **content}
+
+
+IDEMPOTENCY_RULE = "A key already used with another body (or path) is refused."
+
+
+def _describe_rules_beyond_schema(operation: dict) -> None:
+    rules = dict(operation.get(CHECKED_BEYOND_SCHEMA, {}))
+    if any(parameter.get("name") == IDEMPOTENCY_KEY.name
+           for parameter in operation.get("parameters", [])):
+        rules.setdefault(IDEMPOTENCY_KEY.name, IDEMPOTENCY_RULE)
+    if not rules:
+        return
+    operation[CHECKED_BEYOND_SCHEMA] = rules
+    listed = "\n".join(f"- `{field}`: {rule}" for field, rule in rules.items())
+    text = operation.get("description", "")
+    operation["description"] = (f"{text}\n\n" if text else "") + (
+        "Checked beyond this schema (a 400 naming the field when it fails):\n" + listed)

@@ -13,6 +13,18 @@ from __future__ import annotations
 import inspect
 
 from drf_spectacular.openapi import AutoSchema
+from rest_framework import serializers
+
+from portal.api.docs import CHECKED_BEYOND_SCHEMA
+from portal.api.serializers import StrictSerializer
+
+# What a text field of a body takes, in JSON Schema's words: Django refuses the NUL character
+# in any text, and a field that may not be blank refuses one that is only whitespace once
+# trimmed (Python's whitespace, spelt out: JSON Schema's \s is another set).
+PYTHON_SPACE = "\\t\\n\\u000b\\f\\r\\u001c-\\u001f \\u0085\\u00a0\\u1680\\u2000-\\u200a" \
+               "\\u2028\\u2029\\u202f\\u205f\\u3000"
+ANY_TEXT = "^[^\\u0000]*$"
+NOT_BLANK_TEXT = f"^[^\\u0000]*[^\\u0000{PYTHON_SPACE}][^\\u0000]*$"
 
 # In the reference's order: each group with what API users read at its head.
 TAGS: dict[str, str] = {
@@ -123,11 +135,40 @@ class PortalAutoSchema(AutoSchema):
 
     def _map_basic_serializer(self, serializer, direction):
         schema = super()._map_basic_serializer(serializer, direction)
+        if direction == "request":
+            if isinstance(serializer, StrictSerializer):
+                schema["additionalProperties"] = False  # it refuses any other field (400)
+            if self.method == "PATCH":
+                schema["minProperties"] = 1  # a partial update that changes nothing is refused
         description = getattr(serializer, "api_description", "")
         if description:
             schema["description"] = inspect.cleandoc(description)
         else:
             schema.pop("description", None)
+        return schema
+
+    def get_extensions(self):
+        # A view's `api_checked_beyond_schema` ({method: {field: rule}}): input that fits the
+        # schema and may still be refused, listed in the reference (portal.api.replies).
+        extensions = dict(super().get_extensions())
+        rules = getattr(self.view, "api_checked_beyond_schema", {}).get(self.method.lower())
+        if rules:
+            extensions[CHECKED_BEYOND_SCHEMA] = dict(rules)
+        return extensions
+
+    def _map_serializer_field(self, field, direction, bypass_extensions=False):
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        if direction == "request" and getattr(field, "allow_empty", True) is False:
+            # A list or an object that may not be empty, as DRF refuses it.
+            if schema.get("type") == "array":
+                schema.setdefault("minItems", 1)
+            elif schema.get("type") == "object":
+                schema.setdefault("minProperties", 1)
+        if (direction == "request" and isinstance(field, serializers.CharField)
+                and schema.get("type") == "string"
+                and not {"pattern", "enum", "format"} & set(schema)):
+            blank_refused = not field.allow_blank and field.trim_whitespace
+            schema["pattern"] = NOT_BLANK_TEXT if blank_refused else ANY_TEXT
         return schema
 
     def _map_response_type_hint(self, method):
