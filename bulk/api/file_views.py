@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -109,7 +109,7 @@ class ListingImportList(TenantAPIMixin, generics.ListAPIView):
 
     api_description = __doc__  # written for API users (portal.api.schema)
     serializer_class = s.ListingImportSerializer
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [MultiPartParser]  # a file upload, as the logo: multipart, not JSON
 
     def get_tenant_queryset(self):
         return listing_import_list(tenant=self.tenant, membership=self.membership)
