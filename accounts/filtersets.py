@@ -71,6 +71,15 @@ class IntegerFilter(django_filters.NumberFilter):
         extend_schema_field(schema)(self)
 
 
+@extend_schema_field(OpenApiTypes.BOOL)
+class YesNoFilter(django_filters.TypedChoiceFilter):
+    """`true` or `false`, exactly, as the schema's boolean says: django-filter's BooleanFilter
+    reads any other value as "either"; this one refuses it (400 naming the parameter)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(choices=YES_NO, coerce=lambda value: value == "true", **kwargs)
+
+
 class NullsLastOrderingFilter(django_filters.OrderingFilter):
     """Ordering from a whitelist, missing values last either way, the primary key breaking ties
     so that pages are stable."""

@@ -29,6 +29,7 @@ from accounts.api.base import (
     TenantAPIMixin,
     locations_only,
 )
+from accounts.filtersets import YesNoFilter
 from listings import selectors as listing_selectors
 from listings.api import serializers as s
 from listings.api.serializers import HierarchySerializer, HierarchyWriteSerializer
@@ -98,6 +99,13 @@ SUBMISSION_EXAMPLE = OpenApiExample(
                {"day": 0, "isOpen": 1,
                 "workingHours": [{"startHour": 28800, "endHour": 57600}]}]}},
     request_only=True)
+SUBMITTED_EXAMPLE = OpenApiExample(
+    "Queued for the provider", response_only=True, status_codes=["202"],
+    value={"number": 3, "state": "pending", "summary": "Business information › Phone",
+           "payload": {"businessInfo": {"name": "Harbour Lights Cafe",
+                                        "phone": "(206) 555-0142"}},
+           "outbox_entry_id": 118, "provider_code": None, "provider_message": "",
+           "field": None, "created_at": "2026-01-01T12:00:00Z", "accepted_at": None})
 
 
 class ListingSubmissionList(IdempotentCreateMixin, BusinessAPIMixin, generics.ListAPIView):
@@ -126,7 +134,7 @@ class ListingSubmissionList(IdempotentCreateMixin, BusinessAPIMixin, generics.Li
                     "provider: poll the returned submission until its state is accepted, "
                     "rejected or failed. 409 while the previous change is still pending.",
         request=s.ListingPayloadSerializer, parameters=[IDEMPOTENCY_KEY],
-        examples=[SUBMISSION_EXAMPLE],
+        examples=[SUBMISSION_EXAMPLE, SUBMITTED_EXAMPLE],
         responses={202: s.ListingSubmissionSerializer, 409: ApiErrorSerializer,
                    **ERRORS})
     def post(self, request, *args, **kwargs):
@@ -215,7 +223,7 @@ class CategoryFilterSet(django_filters.FilterSet):
     country = django_filters.CharFilter(field_name="country_code", lookup_expr="iexact")
     q = django_filters.CharFilter(field_name="name", lookup_expr="icontains",
                                   label="Part of the name")
-    primary = django_filters.BooleanFilter()
+    primary = YesNoFilter()
 
     class Meta:
         model = Category

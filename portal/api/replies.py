@@ -1,7 +1,9 @@
 """What every operation of the schema can answer, written into it once, after the operations
 are described: the error replies that come from the API's plumbing rather than from a view
 (authentication, the access policy, the throttle, the parsers, the error handler), each with
-the one error body, and the 429's `Retry-After`.
+the one error body, and the 429's `Retry-After`; files also as bytes; the rules an operation
+checks beyond its schema (its view's `api_checked_beyond_schema`, and a reused
+`Idempotency-Key`), listed in its description.
 
 An operation keeps what its view declared; this adds what it leaves out, by rules that hold
 for any operation (a write can conflict, a body can be too large or not JSON), so that a new
@@ -80,33 +82,6 @@ def operation_replies(method: str, operation: dict) -> dict[str, str]:
     return replies
 
 
-def document_replies(result, generator, request, public):
-    """Postprocessing hook: every operation documents each reply of the plumbing it can give,
-    with the error body, and the 429's `Retry-After` (and the 503's, which may carry one)."""
-    if "Error" not in result.get("components", {}).get("schemas", {}):
-        raise RuntimeError("No operation brought the Error component into the schema.")
-    for operations in result.get("paths", {}).values():
-        for method, operation in operations.items():
-            if not isinstance(operation, dict) or "responses" not in operation:
-                continue
-            if method == "patch" and "requestBody" in operation:
-                operation["requestBody"]["required"] = True  # a partial update needs a body
-            responses = operation["responses"]
-            for status, description in operation_replies(method, operation).items():
-                responses.setdefault(status, _error_reply(description))
-            for status, reply in responses.items():
-                if status.startswith("2"):
-                    _file_as_bytes_too(reply)
-            for status in ("429", "503"):
-                responses[status].setdefault("headers", {})["Retry-After"] = {
-                    **RETRY_AFTER, "required": status == "429"}
-            operation["responses"] = dict(sorted(responses.items()))
-            _describe_rules_beyond_schema(operation)
-            for parameter in operation.get("parameters", []):
-                _text_without_nul(parameter)
-    return result
-
-
 BINARY = {"type": "string", "format": "binary"}
 
 
@@ -142,3 +117,30 @@ def _describe_rules_beyond_schema(operation: dict) -> None:
     text = operation.get("description", "")
     operation["description"] = (f"{text}\n\n" if text else "") + (
         "Checked beyond this schema (a 400 naming the field when it fails):\n" + listed)
+
+
+def document_replies(result, generator, request, public):
+    """Postprocessing hook: every operation documents each reply of the plumbing it can give,
+    with the error body, and the 429's `Retry-After` (and the 503's, which may carry one)."""
+    if "Error" not in result.get("components", {}).get("schemas", {}):
+        raise RuntimeError("No operation brought the Error component into the schema.")
+    for operations in result.get("paths", {}).values():
+        for method, operation in operations.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            if method == "patch" and "requestBody" in operation:
+                operation["requestBody"]["required"] = True  # a partial update needs a body
+            responses = operation["responses"]
+            for status, description in operation_replies(method, operation).items():
+                responses.setdefault(status, _error_reply(description))
+            for status, reply in responses.items():
+                if status.startswith("2"):
+                    _file_as_bytes_too(reply)
+            for status in ("429", "503"):
+                responses[status].setdefault("headers", {})["Retry-After"] = {
+                    **RETRY_AFTER, "required": status == "429"}
+            operation["responses"] = dict(sorted(responses.items()))
+            _describe_rules_beyond_schema(operation)
+            for parameter in operation.get("parameters", []):
+                _text_without_nul(parameter)
+    return result

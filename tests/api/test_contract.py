@@ -210,3 +210,20 @@ def test_a_reply_of_an_undocumented_status_fails_the_test(api_member, monkeypatc
 def test_the_schema_checked_is_the_one_served(client, schema):
     served = json.loads(client.get(reverse("api_schema") + "?format=json").content)
     assert served == schema
+
+
+def test_a_boolean_filter_takes_true_or_false_and_refuses_the_rest(api_member):
+    from listings.models import Category
+
+    client, membership = api_member(Role.VIEWER)
+    reseller = membership.reseller
+    for number, primary in ((1, True), (2, False)):
+        Category.unscoped.create(reseller=reseller, source="PROFILE", country_code="US",
+                                 remote_id=f"c{number}", name=f"Cafe {number}", primary=primary)
+    url = reverse("api_category_list", args=[reseller.slug])
+
+    primary_only = client.get(url, {"primary": "true"}).json()
+    refused = client.get(url, {"primary": "6.3e307"})
+
+    assert [row["id"] for row in primary_only["results"]] == ["c1"]
+    assert refused.status_code == 400 and list(refused.json()["fields"]) == ["primary"]
