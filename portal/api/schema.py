@@ -121,6 +121,20 @@ def tag_for_path(path: str) -> str:
     return SEGMENT_TAGS.get(resource, resource.replace("-", " ").capitalize())
 
 
+BLANK = {"type": "string", "maxLength": 0}
+
+
+def _blank_allowed_text(prop: dict) -> dict:
+    """drf-spectacular offers "" beside a patterned text that may be blank (`oneOf`); the
+    pattern of any text takes "" already, so the text's own schema says it alone."""
+    choices = prop.get("oneOf")
+    if (isinstance(choices, list) and len(choices) == 2 and choices[1] == BLANK
+            and choices[0].get("pattern") == ANY_TEXT):
+        merged = {key: value for key, value in prop.items() if key != "oneOf"}
+        return {**choices[0], **merged}
+    return prop
+
+
 class PortalAutoSchema(AutoSchema):
     def get_description(self) -> str:
         return inspect.cleandoc(getattr(self.view, "api_description", "") or "")
@@ -136,6 +150,8 @@ class PortalAutoSchema(AutoSchema):
     def _map_basic_serializer(self, serializer, direction):
         schema = super()._map_basic_serializer(serializer, direction)
         if direction == "request":
+            for name, prop in schema.get("properties", {}).items():
+                schema["properties"][name] = _blank_allowed_text(prop)
             if isinstance(serializer, StrictSerializer):
                 schema["additionalProperties"] = False  # it refuses any other field (400)
             if self.method == "PATCH":

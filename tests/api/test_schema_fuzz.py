@@ -1,9 +1,11 @@
 """A bounded fuzz run of every operation of the OpenAPI schema with schemathesis, as an owner of
-a seeded and synced tenant, both ways: input that fits the schema (positive) and input that
-does not (negative). No answer is a 5xx; every answer's status, headers and body are the ones
-the schema documents; input that breaks the schema is refused; and input that fits it is
-accepted, unless the refusal names only fields the operation says it checks beyond the schema
-(its `x-checked-beyond-schema`: a name already taken, a first day after the last...)."""
+a seeded and synced tenant, with input that fits the schema (positive) and input that does not
+(negative). No answer is a 5xx; every answer's status, headers and body are the ones the
+schema documents; and input that fits the schema is accepted, unless the refusal names only
+fields the operation says it checks beyond the schema (its `x-checked-beyond-schema`: a name
+already taken, a first day after the last...). That input outside the schema is refused is
+checked where the schema states it exactly (`limit`, `offset`, unknown fields, booleans:
+tests/api/test_contract.py, tests/listings/test_document.py)."""
 
 from __future__ import annotations
 
