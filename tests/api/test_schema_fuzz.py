@@ -34,7 +34,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 # Examples per operation: input that fits the schema, and input that does not (which must still
 # answer as documented). Bounded so that the run takes a couple of minutes.
-MAX_EXAMPLES = {GenerationMode.POSITIVE: 8, GenerationMode.NEGATIVE: 4}
+MAX_EXAMPLES = {GenerationMode.POSITIVE: 15, GenerationMode.NEGATIVE: 5}
 CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance]
 # The test gives every request the slug, real ids and the owner's token: a case made invalid
 # only there is valid by the time it is sent, so it is judged as any valid one.
