@@ -49,7 +49,7 @@ class UnscopedAdminMixin:
             chosen = getattr(row, "reseller_id", None)
         if not chosen and object_id is None:
             chosen = request.GET.get("reseller")
-        if not str(chosen or "").isdigit():
+        if not (str(chosen or "").isascii() and str(chosen or "").isdigit()):
             return None
         return Reseller.objects.filter(pk=int(chosen)).first()
 

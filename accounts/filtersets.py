@@ -57,9 +57,27 @@ SORT_EXPRESSIONS = {"triage": lambda: triage_score(prefix="status_report__")}
 
 
 class IntegerFilter(django_filters.NumberFilter):
-    """A whole number (business numbers are integers; no decimals, no exponents)."""
+    """A whole number (business numbers are integers; no decimals, no exponents), described in
+    the API's schema as the integer it reads, with its bounds."""
 
     field_class = forms.IntegerField
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        schema = {"type": "integer", "format": "int64"}
+        for bound, name in (("minimum", "min_value"), ("maximum", "max_value")):
+            if kwargs.get(name) is not None:
+                schema[bound] = kwargs[name]
+        extend_schema_field(schema)(self)
+
+
+@extend_schema_field(OpenApiTypes.BOOL)
+class YesNoFilter(django_filters.TypedChoiceFilter):
+    """`true` or `false`, exactly, as the schema's boolean says: django-filter's BooleanFilter
+    reads any other value as "either"; this one refuses it (400 naming the parameter)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(choices=YES_NO, coerce=lambda value: value == "true", **kwargs)
 
 
 class NullsLastOrderingFilter(django_filters.OrderingFilter):
@@ -163,7 +181,7 @@ class BusinessFilterSet(django_filters.FilterSet):
         match = Q()
         for word in search_words(value):
             found = Q(search_text__contains=Upper(Value(word)))
-            if word.isdigit() and int(word) <= BIGINT_MAX:
+            if word.isascii() and word.isdigit() and int(word) <= BIGINT_MAX:
                 found |= Q(remote_id=int(word))
             match &= found
         return queryset.filter(match) if match else queryset

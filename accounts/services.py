@@ -102,7 +102,8 @@ def rate_limit_parse(text: str) -> tuple[bool, int | None, int | None]:
     if text == "auto":
         return True, None, None
     count, slash, seconds = text.partition("/")
-    if not (slash and count.isdigit() and seconds.isdigit() and int(count) >= 1
+    if not (slash and count.isascii() and count.isdigit() and seconds.isascii()
+            and seconds.isdigit() and int(count) >= 1
             and int(seconds) >= 1):
         raise ValidationError({"rate_limit": f"{text!r} is not a rate limit. {RATE_LIMIT_RULE}"})
     return False, int(count), int(seconds)

@@ -24,6 +24,7 @@ from accounts.services import audit_record
 from bulk.models import BulkChange, BulkChangeItem
 from bulk.sending import bulk_change_apply
 from listings.editor.diff import listing_diff, listing_payload, merge
+from listings.editor.document import listing_unknown_fields
 from listings.editor.editor import MALFORMED, listing_errors, listing_labels
 from listings.editor.rules import check_listing
 from listings.editor.selectors import (
@@ -48,15 +49,6 @@ LOCATION_FIELDS = ("pk", "remote_id", "name", "phone", "address1", "address2", "
                    "city", "state", "zip", "country_code")
 
 
-def _fields_of_listing() -> dict[str, set[str]]:
-    """The listing's fields by section, as the editor knows them (its labels' paths)."""
-    known: dict[str, set[str]] = {}
-    for path in listing_labels():
-        section, name = path.split(".")[:2]
-        known.setdefault(section, set()).add(name)
-    return known
-
-
 # -- the request ---------------------------------------------------------------------------------
 
 def _clean_set(value: Any) -> dict:
@@ -64,17 +56,11 @@ def _clean_set(value: Any) -> dict:
         raise ValidationError({"set": ["Give the part of the listing to set, in the "
                                        "create-listing shape: {\"additionalInfo\": "
                                        "{\"hoursOfOperations\": [...]}}."]})
-    known = _fields_of_listing()
-    errors: dict[str, list[str]] = {}
+    # What the provider's listing does not have, at any depth (the check of every listing).
+    errors = listing_unknown_fields(value, prefix="set")
     for section, fields in value.items():
-        if section not in known:
-            errors[f"set.{section}"] = ["Not a section of the create-listing body."]
-        elif not isinstance(fields, Mapping) or not fields:
+        if f"set.{section}" not in errors and (not isinstance(fields, Mapping) or not fields):
             errors[f"set.{section}"] = ["Give an object holding the fields to set."]
-        else:
-            for name in fields:
-                if name not in known[section]:
-                    errors[f"set.{section}.{name}"] = ["Not a field of the listing."]
     if errors:
         raise ValidationError(errors)
     return {section: dict(fields) for section, fields in value.items()}

@@ -2,6 +2,7 @@
 
 import django_filters
 
+from accounts.filtersets import BIGINT_MAX, IntegerFilter
 from events.models import ProviderEvent
 from events.services import RECEIVER_EVENTS
 
@@ -12,8 +13,8 @@ class ProviderEventFilterSet(django_filters.FilterSet):
         choices=[(name, name) for name in RECEIVER_EVENTS])
     state = django_filters.ChoiceFilter(label="State", empty_label="Any state",
                                         choices=ProviderEvent.State.choices)
-    business = django_filters.NumberFilter(label="Business number",
-                                           field_name="business_remote_id", min_value=1)
+    business = IntegerFilter(label="Business number", field_name="business_remote_id",
+                             min_value=1, max_value=BIGINT_MAX)
 
     class Meta:
         model = ProviderEvent

@@ -256,7 +256,7 @@ def late_sites(*, tenant: Reseller, membership: Membership | None = None,
     match = Q()
     for word in search_words(search):
         found = Q(business__search_text__contains=Upper(Value(word)))
-        if word.isdigit() and int(word) <= BIGINT_MAX:
+        if word.isascii() and word.isdigit() and int(word) <= BIGINT_MAX:
             found |= Q(business__remote_id=int(word))
         match &= found
     if match:

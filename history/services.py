@@ -343,7 +343,7 @@ def nps_answer(answers: Iterable) -> int | None:
         if not isinstance(answer, dict) or answer.get("questionType") != "nps":
             continue
         text = str(answer.get("answer") or "").strip()
-        if text.isdigit() and 0 <= int(text) <= 10:
+        if text.isascii() and text.isdigit() and 0 <= int(text) <= 10:
             return int(text)
     return None
 

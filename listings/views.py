@@ -94,7 +94,7 @@ class CustomFieldListView(TenantViewMixin, TemplateView):
         """`?fix=<id>` of a refused change: its values back in the form, with the provider's
         message on the field it is about."""
         raw_id = self.request.GET.get("fix", "")
-        if not raw_id.isdigit():
+        if not (raw_id.isascii() and raw_id.isdigit()):
             return None
         entry = selectors.outbox_entry_get(tenant=self.tenant, kinds=[Kind.CUSTOM_FIELD_CREATE],
                                            pk=int(raw_id))

@@ -447,6 +447,10 @@ REST_FRAMEWORK = {
         "rest_framework.filters.OrderingFilter",
     ],
     "DEFAULT_PAGINATION_CLASS": "portal.api.base.LimitOffset",
+    # JSON in, JSON out: a body is JSON (a view that takes a file upload, the brand's logo,
+    # names multipart itself), and every answer is JSON unless the operation's reply is a file.
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     # Groups operations by resource and keeps developers' docstrings out of the reference.
     "DEFAULT_SCHEMA_CLASS": "portal.api.schema.PortalAutoSchema",
     "EXCEPTION_HANDLER": "portal.api.errors.api_exception_handler",
@@ -465,12 +469,17 @@ SPECTACULAR_SETTINGS = {
         "`offset`; POSTs that create accept an `Idempotency-Key` header."
     ),
     "VERSION": "1.0.0",
+    # 3.1: nullability as JSON Schema says it (`type: [..., "null"]`, `oneOf` with null), which
+    # validators and client generators read alike.
+    "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    # Operation ids (and so a generated client's function names) after the tenant prefix:
+    # `businesses_list`, not `t_businesses_list`.
+    "SCHEMA_PATH_PREFIX": r"/api/v1/t/\{slug\}",
     # Several models have a `state`; each choice set gets its own name in the schema.
     "ENUM_NAME_OVERRIDES": {
         "ChangeStateEnum": "outbox.models.OutboxEntry.State",
@@ -484,11 +493,13 @@ SPECTACULAR_SETTINGS = {
         "BulkChangeItemStateEnum": "bulk.models.BulkChangeItem.State",
         "ListingImportStateEnum": "bulk.api.file_serializers.IMPORT_STATES",
         "ReportFrequencyEnum": "reports.models.Frequency",
+        "ReportPeriodEnum": "reports.selectors.PRESETS",
         "SentReportStateEnum": "reports.models.SentReport.State",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "portal.api.errors.add_standard_errors",
+        "portal.api.replies.document_replies",
+        "portal.api.schema.nullable_as_json_schema",
         "portal.api.schema.add_tag_descriptions",
     ],
 }

@@ -13,7 +13,8 @@ DateLike = dt.date | dt.datetime | str
 def format_date(value: DateLike) -> str:
     """``date``/``datetime`` -> ``MM/DD/YYYY``; a str must already be in that shape."""
     if isinstance(value, dt.date):  # datetime is a date too; its time is dropped
-        return value.strftime(DATE_FORMAT)
+        # Not strftime: it writes a year before 1000 with fewer than four digits.
+        return f"{value.month:02d}/{value.day:02d}/{value.year:04d}"
     if isinstance(value, str):
         dt.datetime.strptime(value, DATE_FORMAT)  # raises ValueError on another shape
         return value
@@ -26,11 +27,10 @@ def format_datetime(value: DateLike, *, end_of_day: bool = False) -> str:
     A bare ``date`` means the whole day: its start, or its last second with ``end_of_day`` (so
     that a range given as two dates includes the end date).
     """
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        value = dt.datetime.combine(value, dt.time(23, 59, 59) if end_of_day else dt.time())
     if isinstance(value, dt.datetime):
-        return value.strftime(DATETIME_FORMAT)
-    if isinstance(value, dt.date):
-        moment = dt.time(23, 59, 59) if end_of_day else dt.time(0, 0, 0)
-        return dt.datetime.combine(value, moment).strftime(DATETIME_FORMAT)
+        return f"{format_date(value)} {value:%H:%M:%S}"
     if isinstance(value, str):
         dt.datetime.strptime(value, DATETIME_FORMAT)
         return value

@@ -10,6 +10,17 @@ from portal.tenancy import tenant_scope
 TEST_ENCRYPTION_KEYS = [Fernet.generate_key().decode(), Fernet.generate_key().decode()]
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _api_replies_match_the_schema():
+    """Every API reply a test receives through the test client is validated against the
+    published schema (tests/schema_check.py): a reply the schema does not describe fails the
+    test."""
+    from tests.schema_check import check_replies
+
+    with check_replies():
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _encryption_keys(settings):
     settings.API_KEY_ENCRYPTION_KEYS = TEST_ENCRYPTION_KEYS[:1]

@@ -103,6 +103,16 @@ class BrandLogoUploadSerializer(serializers.Serializer):
 class BrandDetail(TenantAPIMixin, generics.GenericAPIView):
     """The agency's brand: product name, colours, support email, email sender, own address
     and logo. PATCH changes the fields sent, all or none (400 naming each field at fault)."""
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"patch": {
+        "primary_colour": "`#rrggbb`, readable behind white text.",
+        "accent_colour": "`#rrggbb`, readable on the page's light grey and white.",
+        "support_email": "An email address.",
+        "sender_email": "An email address.",
+        "host": "A host name no other agency uses.",
+        "product_name": "Printable text.",
+        "sender_name": "Printable text.",
+    }}
 
     api_description = __doc__  # written for API users (portal.api.schema)
 
@@ -125,6 +135,10 @@ class BrandLogoDetail(TenantAPIMixin, generics.GenericAPIView):
     """The agency's logo. PUT sends a picture as `multipart/form-data` (field `file`): it is
     checked (its real type, size and dimensions), drawn again without its metadata, and
     replaces the logo. DELETE removes it (409 when there is none)."""
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"put": {
+        "file": "A PNG, JPEG or WebP picture, large enough to be read.",
+    }}
 
     api_description = __doc__  # written for API users (portal.api.schema)
 

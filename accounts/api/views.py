@@ -74,6 +74,8 @@ class BusinessChildren(BusinessAPIMixin, generics.ListAPIView):
                responses={200: AuditEventSerializer, **READ_ERRORS, 400: ERRORS[400],
                           403: ERRORS[403]})
 class AuditEventList(TenantAPIMixin, generics.ListAPIView):
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"get": {"date_to": "On or after `date_from`."}}
     serializer_class = AuditEventSerializer
 
     def get_tenant_queryset(self):
@@ -95,6 +97,11 @@ class Connection(TenantAPIMixin, generics.RetrieveUpdateAPIView):
     provider's answers, or a known `COUNT/SECONDS`), the names spoken on the wire and the
     agency's time zone (the clock of its report schedules); the API key is entered in the
     portal's settings only and never shown here."""
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"patch": {
+        "rate_limit": "`auto`, or COUNT/SECONDS such as 10/1.",
+        "time_zone": "A name of the time zone database, such as Europe/Paris.",
+    }}
 
     api_description = __doc__  # written for API users (portal.api.schema)
 

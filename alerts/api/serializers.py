@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from alerts.kinds import KINDS, Channel, Kind
 from alerts.models import Notification
+from portal.api.base import LimitOffset
 from portal.api.serializers import StrictSerializer
 
 CHANNEL_HELP = ("`off`; `portal` (the notification list only); `email` (and an email at once); "
@@ -43,7 +44,7 @@ class NotificationQuerySerializer(StrictSerializer):
     unread = serializers.BooleanField(required=False, allow_null=True,
                                       help_text="true: unread only; false: read only.")
     kind = serializers.ChoiceField(choices=Kind.choices, required=False)
-    limit = serializers.IntegerField(required=False, min_value=1)
+    limit = serializers.IntegerField(required=False, min_value=1, max_value=LimitOffset.max_limit)
     offset = serializers.IntegerField(required=False, min_value=0)
 
 

@@ -19,6 +19,7 @@ from alerts.api.serializers import (
     ReadAllSerializer,
     rules_body,
 )
+from alerts.kinds import Kind
 from portal.api.docs import ERRORS, READ_ERRORS, WRITE_ERRORS
 
 PK = OpenApiParameter("id", int, OpenApiParameter.PATH, description="The notification's id.")
@@ -113,6 +114,10 @@ class AlertRules(TenantAPIMixin, generics.GenericAPIView):
     """The account's alert rules: every kind is on with sensible settings until an owner
     changes it. Managers read them; owners without a limit change them (all or none: a 400
     names each `kind.setting` at fault)."""
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"patch": dict.fromkeys(
+        Kind.values, "Each setting within the bounds of its kind, as on the settings page.")}
+
 
     api_description = __doc__  # written for API users (portal.api.schema)
     serializer_class = AlertRulesSerializer

@@ -4,12 +4,10 @@ and make the preview a bulk change."""
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
-from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
-from rest_framework.parsers import FormParser, MultiPartParser
-from rest_framework.renderers import JSONRenderer
+from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -29,6 +27,7 @@ from bulk.models import ListingImportRow
 from portal.api.base import LimitOffset
 from portal.api.docs import ERRORS, PK, READ_ERRORS, WRITE_ERRORS
 from portal.api.errors import ApiErrorSerializer, Conflict
+from portal.api.files import FileReplyMixin
 
 FILTER_PARAMETERS = [
     OpenApiParameter(name, str, OpenApiParameter.QUERY, required=False,
@@ -44,19 +43,28 @@ STATE_PARAMETER = OpenApiParameter(
     enum=list(ListingImportRow.State.values), description="Only the rows in this state.")
 
 
-class ListingExport(TenantAPIMixin, APIView):
+class ListingExport(FileReplyMixin, TenantAPIMixin, APIView):
     """The listings of the chosen locations as a file: one row per location (its last accepted
     listing, or what its business row tells before the first), one column per field of the
     listing (`business_number`, `business_name`, then each field's dotted path). The filters
     are those of `GET businesses/`; only locations, and only those your access covers, at
     most 10,000. The same file, edited, is what `POST listing-imports/` takes."""
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"get": {
+        "q": "Together, the filters match at least one location you may see.",
+        "type": "Together, the filters match at least one location you may see.",
+        "status": "Together, the filters match at least one location you may see.",
+        "city": "Together, the filters match at least one location you may see.",
+        "country": "Together, the filters match at least one location you may see.",
+        "listing_status": "Together, the filters match at least one location you may see.",
+        "needs_action": "Together, the filters match at least one location you may see.",
+        "triage": "Together, the filters match at least one location you may see.",
+        "within": "Together, the filters match at least one location you may see.",
+        "sort": "Together, the filters match at least one location you may see.",
+        "format": "Together, the filters match at least one location you may see.",
+    }}
 
     api_description = __doc__  # written for API users (portal.api.schema)
-
-    def perform_content_negotiation(self, request, force=False):
-        # `format` names the file's format, not a renderer: errors still answer JSON.
-        renderer = JSONRenderer()
-        return renderer, renderer.media_type
 
     @extend_schema(
         summary="Export listings as CSV or XLSX", parameters=[FORMAT_PARAMETER,
@@ -71,9 +79,7 @@ class ListingExport(TenantAPIMixin, APIView):
         exported = listing_export(tenant=self.tenant, actor=request.user,
                                   membership=self.membership, params=params,
                                   format=params.get("format") or "csv")
-        response = HttpResponse(exported.content(), content_type=exported.content_type)
-        response["Content-Disposition"] = f'attachment; filename="{exported.name}"'
-        return response
+        return self.file_reply(exported.content(), exported.content_type, exported.name)
 
 
 def preview_data(view, listing_import) -> dict:
@@ -94,10 +100,16 @@ def preview_data(view, listing_import) -> dict:
 
 class ListingImportList(TenantAPIMixin, generics.ListAPIView):
     """Imported listings files, newest first; POST imports one and answers its preview."""
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"post": {
+        "file": "A CSV or Excel (XLSX) file of listings, as the export writes it.",
+        "columns": "Columns that are fields of the listing, or mapped.",
+        "mapping": "Columns mapped to fields of the listing.",
+    }}
 
     api_description = __doc__  # written for API users (portal.api.schema)
     serializer_class = s.ListingImportSerializer
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [MultiPartParser]  # a file upload, as the logo: multipart, not JSON
 
     def get_tenant_queryset(self):
         return listing_import_list(tenant=self.tenant, membership=self.membership)

@@ -7,7 +7,13 @@ from rest_framework import serializers
 
 from bulk.models import BulkChange, BulkChangeItem
 from bulk.selectors import bulk_change_actions, bulk_change_progress
+from listings.editor.document import listing_document_schema
 from portal.api.serializers import StrictSerializer
+
+
+@extend_schema_field(listing_document_schema(required=False))
+class ListingPartField(serializers.JSONField):
+    """Part of a listing, any fields of it: the service judges it (bulk.services)."""
 
 
 class BulkChangeCreateSerializer(StrictSerializer):
@@ -28,7 +34,7 @@ class BulkChangeCreateSerializer(StrictSerializer):
         + StrictSerializer.api_description)
 
     businesses = serializers.JSONField()
-    set = serializers.JSONField()
+    set = ListingPartField(help_text="The part of the listing to set, in its shape.")
     lists = serializers.ChoiceField(choices=BulkChange.Lists.choices,
                                     default=BulkChange.Lists.REPLACE)
     waves = serializers.JSONField(required=False, default=list)

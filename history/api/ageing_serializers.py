@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from accounts.filtersets import BIGINT_MAX
 from history.ageing import SORT_CHOICES, STATUS_PARAMS
 from history.delays import MAX_DELAY_DAYS
 from portal.api.serializers import StrictSerializer
@@ -18,8 +19,8 @@ class LateSitesQuerySerializer(serializers.Serializer):
     site = serializers.IntegerField(required=False, help_text="A directory site's id.")
     status = serializers.ChoiceField(choices=list(STATUS_PARAMS), required=False)
     within = serializers.IntegerField(
-        required=False, help_text="Business number of a reseller or enterprise: only the "
-                                  "locations under it.")
+        required=False, min_value=1, max_value=BIGINT_MAX,
+        help_text="Business number of a reseller or enterprise: only the locations under it.")
     sort = serializers.ChoiceField(
         choices=[value for value, _ in SORT_CHOICES], required=False,
         help_text="`-late_by` (default: most late first), `late_by`, `-age` (oldest first), "

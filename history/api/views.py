@@ -22,6 +22,12 @@ SERIES = ("Each point is the last recorded day of its period (the portal records
 
 
 class _HistoryView(generics.GenericAPIView):
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"get": {
+        "from": "On or before `to`, within the days the history keeps.",
+        "to": "On or after `from`.",
+    }}
+
     serializer_class = HistorySerializer
     filter_backends: list = []
     pagination_class = None

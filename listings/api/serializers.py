@@ -3,8 +3,10 @@ app's API has a resource of the same idea (changes, errors), so the schema has n
 
 from __future__ import annotations
 
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from rest_framework import serializers
 
+from listings.editor.document import listing_document_schema, listing_unknown_fields
 from listings.editor.errors import error_field
 from listings.editor.schema import CATEGORY_SOURCES, COUNTRIES
 from listings.forms import EVENT_NAMES, LEVEL_NAME_MAX, LEVEL_VALUE_MAX, split_lines
@@ -23,14 +25,6 @@ from listings.services import CUSTOM_FIELD_TEXT_MAX_LENGTH, custom_field_validat
 from outbox.api.serializers import ChangeSerializer
 from outbox.models import OutboxEntry
 from portal.api.serializers import StrictSerializer
-
-# The sections of a create-listing body (the paths of the editor's forms).
-LISTING_SECTIONS = ("businessInfo", "additionalInfo", "profileListing", "mapsListing",
-                    "engineListing", "socialListing", "internalListing", "thirdPartyListing",
-                    "media", "optOut", "socialProfileURLs", "healthcare", "covidInfo")
-
-
-
 
 # -- listing -------------------------------------------------------------------------------------
 
@@ -54,17 +48,32 @@ class ListingPayloadSerializer(serializers.Serializer):
     covidInfo = serializers.DictField(required=False)  # noqa: N815
 
     def to_internal_value(self, data):
-        if isinstance(data, dict):
-            unknown = sorted(set(data) - set(LISTING_SECTIONS))
-            if unknown:
-                raise serializers.ValidationError(
-                    {name: ["Not a section of the create-listing body."] for name in unknown})
+        # A field the provider's listing does not have, at any depth, by its dotted path: the
+        # same check as the service's that stores the version (listing_submit).
+        unknown = listing_unknown_fields(data) if isinstance(data, dict) else {}
+        if unknown:
+            raise serializers.ValidationError(unknown)
         return super().to_internal_value(data)
 
     def validate_businessInfo(self, value):  # noqa: N802
         if not isinstance(value.get("name"), str) or not value["name"].strip():
             raise serializers.ValidationError({"name": ["This field is required."]})
         return value
+
+
+class ListingPayloadSchema(OpenApiSerializerExtension):
+    """The body's schema in the API's reference is the listing document's own, every field at
+    every depth (`listings.editor.document`), rather than a free object per section."""
+
+    target_class = ListingPayloadSerializer
+
+    def map_serializer(self, auto_schema, direction):
+        schema = listing_document_schema()
+        schema["description"] = (
+            "A create-listing body holding only the sections and fields that change; "
+            "`businessInfo.name` is always required. A field the provider's listing does not "
+            "have, at any depth, is refused (400 naming its dotted path).")
+        return schema
 
 
 class ListingSubmissionSerializer(serializers.ModelSerializer):

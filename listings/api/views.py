@@ -29,12 +29,14 @@ from accounts.api.base import (
     TenantAPIMixin,
     locations_only,
 )
+from accounts.filtersets import YesNoFilter
 from listings import selectors as listing_selectors
 from listings.api import serializers as s
 from listings.api.serializers import HierarchySerializer, HierarchyWriteSerializer
 from listings.editor import selectors
 from listings.editor.categories import categories_fetch
 from listings.editor.diff import merge
+from listings.editor.document import LISTING_SECTIONS
 from listings.editor.editor import listing_errors
 from listings.editor.services import ListingBusy, listing_changes_prepare, listing_submit
 from listings.forms import SubscriptionForm
@@ -97,10 +99,24 @@ SUBMISSION_EXAMPLE = OpenApiExample(
                {"day": 0, "isOpen": 1,
                 "workingHours": [{"startHour": 28800, "endHour": 57600}]}]}},
     request_only=True)
+SUBMITTED_EXAMPLE = OpenApiExample(
+    "Queued for the provider", response_only=True, status_codes=["202"],
+    value={"number": 3, "state": "pending", "summary": "Business information › Phone",
+           "payload": {"businessInfo": {"name": "Harbour Lights Cafe",
+                                        "phone": "(206) 555-0142"}},
+           "outbox_entry_id": 118, "provider_code": None, "provider_message": "",
+           "field": None, "created_at": "2026-01-01T12:00:00Z", "accepted_at": None})
 
 
 class ListingSubmissionList(IdempotentCreateMixin, BusinessAPIMixin, generics.ListAPIView):
     """The submitted versions of a location's listing, newest first; POST submits a change."""
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"post": {
+        "non_field_errors": "The change must change something against the last accepted "
+                            "version.",
+        **dict.fromkeys(LISTING_SECTIONS, "The listing editor's rules (formats, fields that go "
+                                          "together, dates)."),
+    }}
 
     business_types = locations_only("Listings")
     api_description = __doc__  # written for API users (portal.api.schema)
@@ -118,7 +134,7 @@ class ListingSubmissionList(IdempotentCreateMixin, BusinessAPIMixin, generics.Li
                     "provider: poll the returned submission until its state is accepted, "
                     "rejected or failed. 409 while the previous change is still pending.",
         request=s.ListingPayloadSerializer, parameters=[IDEMPOTENCY_KEY],
-        examples=[SUBMISSION_EXAMPLE],
+        examples=[SUBMISSION_EXAMPLE, SUBMITTED_EXAMPLE],
         responses={202: s.ListingSubmissionSerializer, 409: ApiErrorSerializer,
                    **ERRORS})
     def post(self, request, *args, **kwargs):
@@ -207,7 +223,7 @@ class CategoryFilterSet(django_filters.FilterSet):
     country = django_filters.CharFilter(field_name="country_code", lookup_expr="iexact")
     q = django_filters.CharFilter(field_name="name", lookup_expr="icontains",
                                   label="Part of the name")
-    primary = django_filters.BooleanFilter()
+    primary = YesNoFilter()
 
     class Meta:
         model = Category
@@ -245,6 +261,10 @@ class CategoryFetchView(BusinessAPIMixin, generics.GenericAPIView):
 
 class QuestionList(BusinessAPIMixin, generics.ListAPIView):
     """A location's questions with their answers; DELETE queues the deletion of all of them."""
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"delete": {
+        "business_number": "The business must have questions as of the last sync.",
+    }}
 
     api_description = __doc__  # written for API users (portal.api.schema)
 
@@ -273,6 +293,12 @@ class QuestionList(BusinessAPIMixin, generics.ListAPIView):
 
 class CustomFieldList(IdempotentCreateMixin, TenantAPIMixin, generics.ListAPIView):
     """The account's custom fields; POST queues a new one."""
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"post": {
+        "field_name": "Not the name of another custom field of the account.",
+        "default_value": "Fits the type.",
+        "drop_down_options": "Only, and required, for drop-downs.",
+    }}
 
     api_description = __doc__  # written for API users (portal.api.schema)
 
@@ -336,6 +362,16 @@ class AiSearchRefresh(TenantAPIMixin, generics.GenericAPIView):
 
 class SubscriptionList(IdempotentCreateMixin, TenantAPIMixin, generics.ListAPIView):
     """The account's webhook subscriptions; POST queues a new one."""
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"post": {
+        "webhook_url": "An https address.",
+        "event_names": "Events the URL does not receive yet.",
+        "event_name": "An event the URL does not receive yet.",
+        "emails": "Email addresses.",
+        "auth_username": "Given together with `auth_password`.",
+        "auth_password": "Given together with `auth_username`.",
+        "non_field_errors": "At least one event.",
+    }}
 
     api_description = __doc__  # written for API users (portal.api.schema)
 
@@ -447,6 +483,11 @@ class SubscriptionDetail(TenantAPIMixin, generics.GenericAPIView):
                                         "finished_at": None})]),
 )
 class BusinessHierarchy(BusinessAPIMixin, IdempotentCreateMixin, generics.GenericAPIView):
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"put": {
+        "levels": "Each level named, each name once.",
+    }}
+
     business_types = locations_only("Hierarchy levels")
     serializer_class = HierarchyWriteSerializer
     pagination_class = None

@@ -13,6 +13,7 @@ from django.db.models import Max
 from accounts.models import Business, Reseller, User
 from listings.editor import selectors
 from listings.editor.diff import Change, listing_diff, listing_payload, merge
+from listings.editor.document import listing_unknown_fields
 from listings.editor.editor import listing_labels
 from listings.models import ListingVersion
 from outbox.models import OutboxEntry
@@ -90,7 +91,8 @@ def listing_submit(*, tenant: Reseller, actor: User | None, business: Business, 
     `payload` is the create-listing body (the changed fields, see listings.editor.diff). The
     version's document is the last accepted listing with the payload merged in. One change at a
     time: while a version is pending or being sent, another is refused (ListingBusy), since it
-    would be compared with a listing that is about to change.
+    would be compared with a listing that is about to change. A field of `payload` that the
+    provider's listing does not have, at any depth, is refused (ValidationError by dotted path).
     """
     stored = listing_submit_many(tenant=tenant, actor=actor, submissions=[
         ListingSubmission(business, payload, summary)])[0]
@@ -108,6 +110,10 @@ def listing_submit_many(*, tenant: Reseller, actor: User | None,
     for submission in submissions:
         if not (submission.payload.get("businessInfo") or {}).get("name"):
             raise ValueError("A create-listing body needs businessInfo.name.")
+        unknown = listing_unknown_fields(submission.payload)
+        if unknown:
+            # Stored and queued, it would only come back refused by the provider.
+            raise ValidationError(unknown, code="unknown_field")
     ids = [submission.business.pk for submission in submissions]
     if len(set(ids)) != len(ids):
         raise ValueError("One submission per business.")

@@ -64,7 +64,7 @@ class ListingEditView(BusinessMixin, TemplateView):
                                                                 business=business)
         self.shown = self.latest
         number = self.request.GET.get("version")
-        if number and number.isdigit():
+        if number and number.isascii() and number.isdigit():
             self.shown = selectors.listing_version_list(
                 tenant=self.tenant, business=business).filter(number=int(number)).first()
             if self.shown is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from django.core.cache.backends.filebased import FileBasedCache
 from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache
 from rest_framework import pagination, throttling
+from rest_framework.exceptions import ValidationError
 
 from provider import FileRateLimiter, RateLimiter, RateLimitWaitTooLong, RedisRateLimiter
 
@@ -96,6 +98,42 @@ class TokenRateThrottle(throttling.SimpleRateThrottle):
         return self.retry_after if self.retry_after is not None else super().wait()
 
 
+_WHOLE_NUMBER = re.compile(r"-?[0-9]+")
+
+
 class LimitOffset(pagination.LimitOffsetPagination):
+    """`limit` (1 to 500, default 50) and `offset` (0 or more), read exactly as the schema
+    states them: anything else is a 400 naming the parameter, never a silent default."""
+
     default_limit = 50
     max_limit = 500
+
+    def _whole_number(self, request, name: str, default: int, minimum: int,
+                      maximum: int | None = None) -> int:
+        given = request.query_params.get(name)
+        if given is None:
+            return default
+        if not _WHOLE_NUMBER.fullmatch(given):
+            raise ValidationError({name: ["Give a whole number."]})
+        value = int(given)
+        if value < minimum or (maximum is not None and value > maximum):
+            bounds = f"from {minimum} to {maximum}" if maximum is not None else \
+                f"of {minimum} or more"
+            raise ValidationError({name: [f"Give a whole number {bounds}."]})
+        return value
+
+    def get_limit(self, request):
+        return self._whole_number(request, self.limit_query_param, self.default_limit, 1,
+                                  self.max_limit)
+
+    def get_offset(self, request):
+        return self._whole_number(request, self.offset_query_param, 0, 0)
+
+    def get_schema_operation_parameters(self, view):
+        bounds = {self.limit_query_param: {"minimum": 1, "maximum": self.max_limit,
+                                           "default": self.default_limit},
+                  self.offset_query_param: {"minimum": 0, "default": 0}}
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            parameter["schema"].update(bounds.get(parameter["name"], {}))
+        return parameters

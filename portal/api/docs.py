@@ -27,3 +27,15 @@ REMOTE_ID = OpenApiParameter("remote_id", int, OpenApiParameter.PATH,
                              description="The business number.")
 # drf-spectacular names a `<pk>` path parameter `id` in the schema.
 PK = OpenApiParameter("id", int, OpenApiParameter.PATH, description="The id of the object.")
+
+# The operation extension that names the input this schema cannot judge alone: what depends on
+# the account's data (a name already taken, a number of another business) or on several values
+# together (a first day after the last). Field path (or its start) -> the rule, in words.
+CHECKED_BEYOND_SCHEMA = "x-checked-beyond-schema"
+
+
+def checked_beyond_schema(rules: dict[str, str]) -> dict:
+    """`extend_schema(extensions=checked_beyond_schema({...}))`: input that fits the schema and
+    may still be refused (400 naming the field), and why. The reference lists the rules under
+    the operation's description (portal.api.replies)."""
+    return {CHECKED_BEYOND_SCHEMA: rules}

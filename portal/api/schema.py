@@ -13,6 +13,18 @@ from __future__ import annotations
 import inspect
 
 from drf_spectacular.openapi import AutoSchema
+from rest_framework import serializers
+
+from portal.api.docs import CHECKED_BEYOND_SCHEMA
+from portal.api.serializers import StrictSerializer
+
+# What a text field of a body takes, in JSON Schema's words: Django refuses the NUL character
+# in any text, and a field that may not be blank refuses one that is only whitespace once
+# trimmed (Python's whitespace, spelt out: JSON Schema's \s is another set).
+PYTHON_SPACE = "\\t\\n\\u000b\\f\\r\\u001c-\\u001f \\u0085\\u00a0\\u1680\\u2000-\\u200a" \
+               "\\u2028\\u2029\\u202f\\u205f\\u3000"
+ANY_TEXT = "^[^\\u0000]*$"
+NOT_BLANK_TEXT = f"^[^\\u0000]*[^\\u0000{PYTHON_SPACE}][^\\u0000]*$"
 
 # In the reference's order: each group with what API users read at its head.
 TAGS: dict[str, str] = {
@@ -109,6 +121,20 @@ def tag_for_path(path: str) -> str:
     return SEGMENT_TAGS.get(resource, resource.replace("-", " ").capitalize())
 
 
+BLANK = {"type": "string", "maxLength": 0}
+
+
+def _blank_allowed_text(prop: dict) -> dict:
+    """drf-spectacular offers "" beside a patterned text that may be blank (`oneOf`); the
+    pattern of any text takes "" already, so the text's own schema says it alone."""
+    choices = prop.get("oneOf")
+    if (isinstance(choices, list) and len(choices) == 2 and choices[1] == BLANK
+            and choices[0].get("pattern") == ANY_TEXT):
+        merged = {key: value for key, value in prop.items() if key != "oneOf"}
+        return {**choices[0], **merged}
+    return prop
+
+
 class PortalAutoSchema(AutoSchema):
     def get_description(self) -> str:
         return inspect.cleandoc(getattr(self.view, "api_description", "") or "")
@@ -123,11 +149,42 @@ class PortalAutoSchema(AutoSchema):
 
     def _map_basic_serializer(self, serializer, direction):
         schema = super()._map_basic_serializer(serializer, direction)
+        if direction == "request":
+            for name, prop in schema.get("properties", {}).items():
+                schema["properties"][name] = _blank_allowed_text(prop)
+            if isinstance(serializer, StrictSerializer):
+                schema["additionalProperties"] = False  # it refuses any other field (400)
+            if self.method == "PATCH":
+                schema["minProperties"] = 1  # a partial update that changes nothing is refused
         description = getattr(serializer, "api_description", "")
         if description:
             schema["description"] = inspect.cleandoc(description)
         else:
             schema.pop("description", None)
+        return schema
+
+    def get_extensions(self):
+        # A view's `api_checked_beyond_schema` ({method: {field: rule}}): input that fits the
+        # schema and may still be refused, listed in the reference (portal.api.replies).
+        extensions = dict(super().get_extensions())
+        rules = getattr(self.view, "api_checked_beyond_schema", {}).get(self.method.lower())
+        if rules:
+            extensions[CHECKED_BEYOND_SCHEMA] = dict(rules)
+        return extensions
+
+    def _map_serializer_field(self, field, direction, bypass_extensions=False):
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        if direction == "request" and getattr(field, "allow_empty", True) is False:
+            # A list or an object that may not be empty, as DRF refuses it.
+            if schema.get("type") == "array":
+                schema.setdefault("minItems", 1)
+            elif schema.get("type") == "object":
+                schema.setdefault("minProperties", 1)
+        if (direction == "request" and isinstance(field, serializers.CharField)
+                and schema.get("type") == "string"
+                and not {"pattern", "enum", "format"} & set(schema)):
+            blank_refused = not field.allow_blank and field.trim_whitespace
+            schema["pattern"] = NOT_BLANK_TEXT if blank_refused else ANY_TEXT
         return schema
 
     def _map_response_type_hint(self, method):
@@ -145,4 +202,31 @@ def add_tag_descriptions(result, generator, request, public):
     result["tags"] = [{"name": name, "description": text} for name, text in TAGS.items()
                       if name in used]
     result["tags"] += [{"name": name} for name in sorted(used - set(TAGS))]
+    return result
+
+
+def _nullable_as_json_schema(node):
+    if isinstance(node, list):
+        return [_nullable_as_json_schema(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _nullable_as_json_schema(value) for key, value in node.items()}
+    if node.pop("nullable", False):
+        kind = node.get("type")
+        if isinstance(kind, str):
+            node["type"] = [kind, "null"]
+        elif isinstance(kind, list):
+            node["type"] = [*kind, *(["null"] if "null" not in kind else [])]
+        else:  # a reference or a composition: null beside it
+            node = {"oneOf": [node, {"type": "null"}]}
+    return node
+
+
+def nullable_as_json_schema(result, generator, request, public):
+    """Postprocessing hook: OpenAPI 3.1 has no `nullable`; what a library still marks so (the
+    paginated lists' `next`, a hand-written schema) says null the JSON Schema way, as the rest
+    of the schema does, so that validators and generators read it."""
+    if "components" in result:
+        result["components"] = _nullable_as_json_schema(result["components"])
+    result["paths"] = _nullable_as_json_schema(result.get("paths", {}))
     return result

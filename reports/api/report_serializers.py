@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from accounts.filtersets import BIGINT_MAX
 from history.api.serializers import SitesSerializer
+from reports.selectors import PRESETS
 
 DATE = ["%Y-%m-%d"]
 
@@ -17,13 +19,12 @@ class ReportQuerySerializer(serializers.Serializer):
     def get_fields(self):
         return {
             "business": serializers.IntegerField(
-                required=False, help_text="Business number of the client: a reseller, an "
-                                          "enterprise or a location, with everything under "
-                                          "it. Without it: the whole account (a member "
-                                          "limited to part of it: their part)."),
-            # Words, not an enum: the schema's enum names are shared by every operation.
-            "period": serializers.CharField(
-                required=False,
+                required=False, min_value=1, max_value=BIGINT_MAX,
+                help_text="Business number of the client: a reseller, an enterprise or a "
+                          "location, with everything under it. Without it: the whole account "
+                          "(a member limited to part of it: their part)."),
+            "period": serializers.ChoiceField(
+                choices=PRESETS, required=False,
                 help_text="`last_month` (the default), `this_month`, `last_quarter`, or "
                           "`custom` (the default when `from` or `to` is given)."),
             "from": serializers.DateField(

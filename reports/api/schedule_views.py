@@ -4,16 +4,16 @@ download one's PDF."""
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
-from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.api.base import IdempotentCreateMixin, TenantAPIMixin
 from portal.api.docs import ERRORS, IDEMPOTENCY_KEY, PK, READ_ERRORS, WRITE_ERRORS
+from portal.api.files import FileReplyMixin
 from reports import schedule_selectors as selectors
 from reports import schedules
 from reports.api.schedule_serializers import (
@@ -29,6 +29,14 @@ class ReportScheduleList(IdempotentCreateMixin, TenantAPIMixin, generics.ListAPI
     """Report schedules, newest first: each emails a client's report as a PDF in the agency's
     brand, weekly or monthly, at a day and hour of the agency's time zone. A member limited to
     part of the account sees and makes those of their part only. POST makes one (managers)."""
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"post": {
+        "weekday": "Required for a weekly schedule.",
+        "day_of_month": "Required for a monthly schedule.",
+        "business_number": "A business of the account, within your part of it.",
+        "recipients": "Email addresses.",
+        "hour": "An hour of the day, 0 to 23.",
+    }}
 
     api_description = __doc__  # written for API users (portal.api.schema)
     serializer_class = ScheduleSerializer
@@ -106,15 +114,10 @@ class SentReportList(TenantAPIMixin, generics.ListAPIView):
         return selectors.sent_report_list(tenant=self.tenant, membership=self.membership)
 
 
-class SentReportPdf(TenantAPIMixin, APIView):
+class SentReportPdf(FileReplyMixin, TenantAPIMixin, APIView):
     """The PDF a report sent, as it was sent."""
 
     api_description = __doc__  # written for API users (portal.api.schema)
-
-    def perform_content_negotiation(self, request, force=False):
-        # The answer is a PDF; errors still answer JSON.
-        renderer = JSONRenderer()
-        return renderer, renderer.media_type
 
     @extend_schema(summary="Download a sent report's PDF", parameters=[PK],
                    responses={(200, "application/pdf"): OpenApiResponse(
@@ -125,7 +128,4 @@ class SentReportPdf(TenantAPIMixin, APIView):
                                         pk=self.kwargs["pk"], with_pdf=True)
         if row.pdf is None or not row.filename:
             raise Http404("This report has no PDF yet: it is made when it is sent.")
-        response = HttpResponse(bytes(row.pdf), content_type="application/pdf")
-        response["Content-Disposition"] = f'attachment; filename="{row.filename}"'
-        response["Cache-Control"] = "private, no-store"
-        return response
+        return self.file_reply(bytes(row.pdf), "application/pdf", row.filename)

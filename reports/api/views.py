@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
-from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.api.base import TenantAPIMixin
 from portal.api.docs import ERRORS
+from portal.api.files import FileReplyMixin
 from portal.api.serializers import form_errors
 from reports.api.report_serializers import ReportQuerySerializer, ReportSummarySerializer
 from reports.forms import ReportForm
@@ -30,6 +29,14 @@ ABOUT = ("A client is a reseller, an enterprise or a location with everything un
 
 
 class _ReportView(TenantAPIMixin, APIView):
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"get": {
+        "business": "A business of the account, within your part of it.",
+        "from": "On or before `to`, at most 366 days before it.",
+        "to": "Today at the latest.",
+        "period": "`custom` only with `from` and `to`.",
+    }}
+
     def report(self) -> Report:
         params = self.request.query_params
         form = ReportForm(params, tenant=self.tenant, membership=self.membership)
@@ -55,12 +62,7 @@ class ReportSummary(_ReportView):
         return Response(ReportSummarySerializer(self.report()).data)
 
 
-class ReportRender(_ReportView):
-    def perform_content_negotiation(self, request, force=False):
-        # The answer is a PDF; errors still answer JSON.
-        renderer = JSONRenderer()
-        return renderer, renderer.media_type
-
+class ReportRender(FileReplyMixin, _ReportView):
     @extend_schema(summary="A client's report as a PDF",
                    description="The report as a PDF file in your brand (product name, "
                                "colours, logo, support address), with its charts. " + ABOUT,
@@ -69,7 +71,4 @@ class ReportRender(_ReportView):
                        OpenApiTypes.BINARY, description="The PDF file."), **REPORT_ERRORS})
     def get(self, request, *args, **kwargs):
         rendered = report_rendered(tenant=self.tenant, report=self.report())
-        response = HttpResponse(rendered.pdf, content_type="application/pdf")
-        response["Content-Disposition"] = f'attachment; filename="{rendered.filename}"'
-        response["Cache-Control"] = "private, no-store"
-        return response
+        return self.file_reply(rendered.pdf, "application/pdf", rendered.filename)

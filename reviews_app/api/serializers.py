@@ -111,8 +111,9 @@ class CompetitiveRankingSerializer(serializers.ModelSerializer):
         read_only=True, help_text="The business ranked, as the portal names it (the "
                                   "reseller's own name for the account).")
     last_seen_at = serializers.DateTimeField(
-        read_only=True, help_text="When the provider answered: the last sync for the account, "
-                                  "the request (or a few minutes before) for an enterprise.")
+        read_only=True, allow_null=True,
+        help_text="When the provider answered: the last sync for the account, the request (or "
+                  "a few minutes before) for an enterprise.")
 
     class Meta:
         model = CompetitiveRanking

@@ -52,6 +52,12 @@ SURVEY_ID = OpenApiParameter("remote_id", int, OpenApiParameter.PATH,
     parameters=[ReviewCountQuerySerializer],
     responses={200: ReviewCountSerializer, **LIST_ERRORS, **PROVIDER_ERRORS})
 class ReviewCountView(BusinessAPIMixin, generics.GenericAPIView):
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"get": {
+        "date_from": "On or before `date_to`.",
+        "date_to": "On or after `date_from`.",
+    }}
+
     business_types = locations_only("Review counts")
     serializer_class = ReviewCountSerializer
     filter_backends: list = []
@@ -98,6 +104,11 @@ class CompetitorMetricList(TenantAPIMixin, generics.ListAPIView):
     parameters=[CompetitiveRankingQuerySerializer],
     responses={200: CompetitiveRankingSerializer, **LIST_ERRORS, **PROVIDER_ERRORS})
 class CompetitiveRankingDetail(TenantAPIMixin, generics.RetrieveAPIView):
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"get": {
+        "business_number": "The account number or one of the account's enterprises.",
+    }}
+
     serializer_class = CompetitiveRankingSerializer
     filter_backends: list = []
 
@@ -135,6 +146,10 @@ class CompetitiveRankingDetail(TenantAPIMixin, generics.RetrieveAPIView):
 class SurveyListView(IdempotentCreateMixin, TenantAPIMixin,
                      generics.ListCreateAPIView):
     """The surveys whose responses are mirrored (the provider cannot list surveys)."""
+    # Input that fits the schema and may still be refused: the reference lists it.
+    api_checked_beyond_schema = {"post": {
+        "survey_id": "A survey of your provider account, not followed yet.",
+    }}
 
     api_description = __doc__  # written for API users (portal.api.schema)
 

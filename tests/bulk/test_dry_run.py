@@ -12,6 +12,7 @@ from django.utils import timezone
 from accounts.models import AuditEvent, Business, Role
 from bulk.models import BulkChange, BulkChangeItem
 from bulk.services import bulk_change_create
+from listings.editor.document import UNKNOWN_FIELD, UNKNOWN_SECTION
 from listings.models import ListingVersion
 from outbox.models import OutboxEntry
 from portal.tenancy import tenant_scope
@@ -260,9 +261,11 @@ def test_another_resellers_change_is_404_and_a_viewer_may_only_read(api_member, 
 
 @pytest.mark.parametrize(("body", "fields"), [
     ({"set": {"additionalInfo": {"hours": []}}},
-     {"set.additionalInfo.hours": ["Not a field of the listing."]}),
+     {"set.additionalInfo.hours": [UNKNOWN_FIELD]}),
+    ({"set": {"additionalInfo": {"hoursOfOperations": [{"day": 0, "isOpen": 0, "note": ""}]}}},
+     {"set.additionalInfo.hoursOfOperations[0].note": [UNKNOWN_FIELD]}),
     ({"set": {"openingTimes": {"monday": "9-5"}}},
-     {"set.openingTimes": ["Not a section of the create-listing body."]}),
+     {"set.openingTimes": [UNKNOWN_SECTION]}),
     ({"set": {}}, {"set": None}),
     ({"waves": [5, 0]}, {"waves[1]": ["A wave size is a whole number of locations, 1 or more; "
                                       "0 is not."]}),

@@ -18,11 +18,22 @@ def _schema() -> dict:
     return SchemaGenerator().get_schema(request=None, public=True)
 
 
+NULL = {"type": "null"}
+
+
 def resolve_ref(node: dict) -> dict:
+    """The schema a field's value has when it is not null (OpenAPI 3.1 says null beside it:
+    `"type": [..., "null"]`, or `oneOf` with `{"type": "null"}`)."""
     while "$ref" in node:
         node = _schema()["components"]["schemas"][node["$ref"].split("/")[-1]]
     if "allOf" in node and len(node["allOf"]) == 1:
         return resolve_ref(node["allOf"][0])
+    choices = node.get("oneOf") or node.get("anyOf")
+    if choices and NULL in choices and len(choices) == 2:
+        return resolve_ref(next(choice for choice in choices if choice != NULL))
+    if isinstance(node.get("type"), list) and "null" in node["type"]:
+        kinds = [kind for kind in node["type"] if kind != "null"]
+        return {**node, "type": kinds[0] if len(kinds) == 1 else kinds}
     return node
 
 
