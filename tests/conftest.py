@@ -41,6 +41,8 @@ def fast_provider(settings, tmp_path):
     settings.PROVIDER_BACKOFF_BASE_SECONDS = 0.01
     settings.PROVIDER_MAX_RETRIES = 1
     settings.DATA_DIR = tmp_path
+    # A change whose answer was lost is read back at once (tests/outbox tests the wait).
+    settings.OUTBOX_IN_FLIGHT_SECONDS = 0
     yield
     join_live_server_requests()
 

@@ -28,6 +28,9 @@ def _fast(settings, tmp_path):
     settings.PROVIDER_BACKOFF_BASE_SECONDS = 0.01
     settings.PROVIDER_MAX_RETRIES = 1
     settings.DATA_DIR = tmp_path
+    # A lost answer is read back at once (the wait for a request still on its way is the
+    # outbox's own test).
+    settings.OUTBOX_IN_FLIGHT_SECONDS = 0
 
 
 @pytest.fixture
@@ -182,11 +185,22 @@ def test_a_create_that_never_arrived_is_not_taken_as_accepted(manager, location,
     assert not sandbox.ListingSubmission.objects.filter(location__number=location.remote_id)
 
 
-def test_a_failed_version_is_retried_by_a_manager(manager, location, settings):
+def test_a_failed_version_is_retried_by_a_manager(manager, location, settings, monkeypatch):
+    """The provider cannot be reached at all: nothing left, so the version failed (never in
+    doubt), and a manager sends it again."""
+    import requests
+    from urllib3.exceptions import MaxRetryError, NewConnectionError
+
     settings.OUTBOX_MAX_ATTEMPTS = 1
-    sandbox.PartnerAccount.objects.update(error_rate=1.0)
     post_form(manager, location, **{"businessinfo-name": "Renamed Place"})
-    send_all(location)
+
+    def refuse(self, method, url, **kwargs):
+        raise requests.ConnectionError(MaxRetryError(None, url, NewConnectionError(
+            None, "Connection refused")))
+
+    with monkeypatch.context() as patch:
+        patch.setattr(requests.Session, "request", refuse)
+        send_all(location)
     version = latest_version(location)
     assert version.state == "failed"
     page = manager.get(editor_url(location))
@@ -194,11 +208,37 @@ def test_a_failed_version_is_retried_by_a_manager(manager, location, settings):
                         args=[location.reseller.slug, location.remote_id, version.number])
     assert retry_url in page.content.decode()
 
-    sandbox.PartnerAccount.objects.update(error_rate=0.0)
     assert manager.post(retry_url).status_code == 302
     assert latest_version(location).state == "pending"
     send_all(location)
     assert latest_version(location).state == "accepted"
+
+
+def test_a_version_in_doubt_is_decided_by_a_manager(manager, location, settings):
+    """The provider answers 500 to everything: the create may have arrived, so after its last
+    attempt the version is in doubt, not failed; the editor links to the decision, and the
+    manager sends it again once the provider is back."""
+    settings.OUTBOX_MAX_ATTEMPTS = 1
+    sandbox.PartnerAccount.objects.update(error_rate=1.0)
+    post_form(manager, location, **{"businessinfo-name": "Renamed Place"})
+    send_all(location)
+    version = latest_version(location)
+    assert version.state == "in_doubt"
+    resolve_url = reverse("change_resolve",
+                          args=[location.reseller.slug, version.outbox_entry_id])
+    page = manager.get(editor_url(location)).content.decode()
+    assert resolve_url in page and "In doubt" in page
+    # Another change of the listing waits for the decision.
+    refused = post_form(manager, location, **{"businessinfo-name": "Another Name"})
+    assert "in doubt" in refused.content.decode()
+
+    sandbox.PartnerAccount.objects.update(error_rate=0.0)
+    assert manager.post(resolve_url, {"decision": "send_again"}).status_code == 302
+    assert latest_version(location).state == "pending"
+    send_all(location)
+    assert latest_version(location).state == "accepted"
+    assert sandbox.ListingSubmission.objects.filter(
+        location__number=location.remote_id, accepted=True).count() == 1
 
 
 def test_categories_are_fetched_on_demand_and_offered(manager, location):
